@@ -1,0 +1,55 @@
+"""The protocol for a user's own policy, and the loop that runs it.
+
+Any plain Python class with these three methods runs through the same runner,
+result tables and figures as the built-in algorithms
+(``python run.py algo._target_=mypackage.module.MyPolicy +algo.param=...``)::
+
+    class MyPolicy:
+        def __init__(self, **params): ...          # store parameters only
+        def reset(self, n_arms, horizon, rng, info): ...
+        def select(self, t) -> int: ...             # arm in 0..n_arms-1 at round t (0-based)
+        def update(self, t, arm, reward): ...       # the realised reward of that arm
+
+``rng`` is the policy's own ``numpy.random.Generator`` (independent per trial and
+algorithm); ``info`` holds the constants the environment reveals (R, L, S, B_T, d).
+The policy never sees expected rewards. An optional ``check_params()`` is called
+before any work starts. Built-in algorithms instead expose a compiled
+``play(rewards, info, rng)``; the runner uses whichever the object has.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bandits.errors import ConfigError
+
+METHODS = ("reset", "select", "update")
+
+
+def is_protocol_policy(obj) -> bool:
+    return all(callable(getattr(obj, m, None)) for m in METHODS)
+
+
+def play_policy(policy, rewards: np.ndarray, info: dict, rng: np.random.Generator) -> np.ndarray:
+    """Run a protocol policy round by round, revealing only the chosen arm's reward."""
+    T, K = rewards.shape
+    policy.reset(n_arms=K, horizon=T, rng=rng, info=dict(info))
+    actions = np.empty(T, dtype=np.int64)
+    for t in range(T):
+        arm = policy.select(t)
+        if isinstance(arm, (bool, np.bool_)) or not isinstance(arm, (int, np.integer)) or not 0 <= arm < K:
+            raise ConfigError(f"{type(policy).__name__}.select({t}) returned {arm!r}; "
+                              f"expected an int arm in 0..{K - 1}.")
+        actions[t] = arm
+        policy.update(t, int(arm), float(rewards[t, arm]))
+    return actions
+
+
+def play(algo, rewards: np.ndarray, info: dict, rng: np.random.Generator) -> np.ndarray:
+    """Actions of ``algo`` (built-in or protocol policy) on one trial."""
+    if callable(getattr(algo, "play", None)):
+        return algo.play(rewards, info, rng)
+    if is_protocol_policy(algo):
+        return play_policy(algo, rewards, info, rng)
+    raise ConfigError(f"{type(algo).__name__} is not a policy: it needs play(rewards, info, rng) "
+                      f"or the methods {', '.join(METHODS)} (see bandits/algorithms/protocol.py).")

@@ -1,0 +1,55 @@
+"""Hedging Alg. 1 transcribed literally, with matrices, for K arms as basis vectors.
+
+Each round: V_{t-1} = lambda I + sum over the window of X_s X_s^T (line 7),
+theta_hat = V^{-1} sum X_s Y_s by a direct solve (line 4), and the argmax of
+x^T theta_hat + beta ||x||_{V^{-1}} over x in {e_1..e_K} (line 5, eq. (5)), lowest
+index on ties. beta is eq. (3) with delta = 1/T unless given. No incremental
+update, no compiled code: an independent check of
+:class:`bandits.algorithms.SlidingWindowUCB` (``estimator=ridge``).
+
+Use it as ``python run.py algo=sw_ucb algo._target_=bandits.reference.ReferenceSWUCB``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import numpy as np
+
+from bandits.errors import require_float, require_int
+
+
+class ReferenceSWUCB:
+    def __init__(self, window: int = 1000, lam: float = 1.0, delta: float | None = None, **_ignored):
+        self.window = window
+        self.lam = lam
+        self.delta = delta
+
+    def check_params(self) -> None:
+        require_int("algo.window", self.window, minimum=1)
+        require_float("algo.lam", self.lam, minimum=0.0, strict=True)
+
+    def reset(self, n_arms, horizon, rng, info):
+        self.K_ = n_arms
+        delta = 1.0 / horizon if self.delta is None else self.delta
+        R, L, S, d = info["R"], info["L"], info["S"], n_arms
+        self.beta_ = R * math.sqrt(d * math.log((1 + self.window * L ** 2 / self.lam) / delta)) \
+            + math.sqrt(self.lam) * S
+        self.history_ = deque(maxlen=int(self.window))
+
+    def select(self, t):
+        K = self.K_
+        V = self.lam * np.eye(K)
+        b = np.zeros(K)
+        for arm, y in self.history_:
+            x = np.eye(K)[arm]
+            V += np.outer(x, x)
+            b += x * y
+        theta = np.linalg.solve(V, b)
+        Vinv = np.linalg.inv(V)
+        scores = [theta[i] + self.beta_ * math.sqrt(Vinv[i, i]) for i in range(K)]
+        return int(np.argmax(scores))  # argmax returns the first maximum: lowest index on ties
+
+    def update(self, t, arm, reward):
+        self.history_.append((arm, reward))

@@ -1,0 +1,85 @@
+"""The result store: one Parquet file per finished cell, written atomically.
+
+A cell is one (experiment, env, algo, T, trial). Its file appears only once the
+cell is complete (write to a temporary file in the same folder, then
+``os.replace``), so an interrupted sweep never leaves a half-written cell, and a
+re-run skips every cell whose file exists. ``results/tables/<experiment>.parquet``
+gathers the cells of an experiment (also written atomically).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+SCHEMA = pa.schema([
+    ("experiment", pa.string()),
+    ("env", pa.string()),
+    ("algo", pa.string()),
+    ("T", pa.int64()),
+    ("trial", pa.int64()),
+    ("seed", pa.int64()),
+    ("final_regret", pa.float64()),
+    ("final_reward", pa.float64()),
+    ("wall_time_s", pa.float64()),
+    ("config_hash", pa.string()),
+    ("code_fingerprint", pa.string()),
+    ("package_version", pa.string()),
+    ("cell_key", pa.string()),
+    ("algo_params", pa.string()),  # JSON: configured and derived constants (window, beta, ...)
+    ("env_info", pa.string()),  # JSON: constants told to algorithms and realised variation
+    ("checkpoints", pa.list_(pa.int64())),  # rounds t (1-based) at which curves are kept
+    ("regret_curve", pa.list_(pa.float64())),  # cumulative dynamic (pseudo-)regret at checkpoints
+    ("reward_curve", pa.list_(pa.float64())),  # cumulative realised reward at checkpoints
+    ("actions", pa.list_(pa.int32())),  # every round's arm if save_actions, else null
+])
+
+KEY_COLUMNS = ["env", "algo", "T", "trial"]
+
+
+def _atomic_write(table: pa.Table, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_cell(path: Path, row: dict) -> None:
+    _atomic_write(pa.Table.from_pylist([row], schema=SCHEMA), path)
+
+
+def read_cells(paths) -> pd.DataFrame:
+    tables = [pq.read_table(p, schema=SCHEMA) for p in paths]
+    if not tables:
+        return SCHEMA.empty_table().to_pandas()
+    return pa.concat_tables(tables).to_pandas()
+
+
+def merge_into_table(path: Path, new: pd.DataFrame) -> pd.DataFrame:
+    """Replace the rows of ``path`` that share (env, algo, T, trial) with ``new``'s."""
+    if path.exists() and len(new):
+        old = pd.read_parquet(path)
+        keep = ~old.set_index(KEY_COLUMNS).index.isin(new.set_index(KEY_COLUMNS).index)
+        merged = pd.concat([old[keep], new], ignore_index=True)
+    elif path.exists():
+        merged = pd.read_parquet(path)
+    else:
+        merged = new
+    merged = merged.sort_values(["algo", "T", "trial", "env"], kind="stable").reset_index(drop=True)
+    _atomic_write(pa.Table.from_pandas(merged, schema=SCHEMA, preserve_index=False), path)
+    return merged
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    return pd.read_parquet(path)
