@@ -145,6 +145,9 @@ def make_plan(cfg: DictConfig) -> Plan:
         env.check_params(T)
 
     algo_cfgs = _plain(cfg.algos) if cfg.get("algos") else {}
+    if algo_cfgs and cfg.get("algo") is not None:
+        raise ConfigError(f"this experiment runs the algorithms under `algos` ({', '.join(algo_cfgs)}); "
+                          f"drop the algo=... override, or add one with +algo@algos.<name>=<algo config>.")
     if not algo_cfgs:
         if cfg.get("algo") is None:
             raise ConfigError("no algorithm: choose one with algo=<name>.")

@@ -1,0 +1,140 @@
+"""One conformance suite that every algorithm and every environment must pass
+(in the spirit of scikit-learn's estimator checks). New algorithms and
+environments are picked up from conf/ automatically."""
+
+import numpy as np
+import pytest
+from conftest import CONF, compose
+
+from bandits.algorithms import play
+from bandits.environments import Table
+from experiments.runner import build, evaluate, stream
+
+ALGOS = sorted(p.stem for p in (CONF / "algo").glob("*.yaml") if p.stem != "custom")
+ENVS = sorted(p.stem for p in (CONF / "env").glob("*.yaml"))
+
+
+def algo_from_conf(name):
+    from omegaconf import OmegaConf
+
+    return build(OmegaConf.to_container(compose([f"algo={name}"]).algo, resolve=True), "algo")[1]
+
+
+def all_algos():
+    algos = [(n, algo_from_conf(n)) for n in ALGOS]
+    from bandits.reference import ReferenceSWUCB
+    algos.append(("reference_protocol_policy", ReferenceSWUCB(window=50)))
+    return algos
+
+
+@pytest.fixture(scope="module")
+def table_file(tmp_path_factory):
+    rng = np.random.default_rng(0)
+    means = np.clip(0.5 + np.cumsum(rng.normal(0, 0.02, (600, 3)), axis=0), 0, 1)
+    path = tmp_path_factory.mktemp("table") / "problem.npz"
+    np.savez(path, means=means)
+    return path
+
+
+def env_from_conf(name, table_file):
+    from omegaconf import OmegaConf
+
+    overrides = [f"env={name}"] + ([f"env.path={table_file}"] if name == "table" else [])
+    return build(OmegaConf.to_container(compose(overrides).env, resolve=True), "env")[1]
+
+
+@pytest.fixture(scope="module")
+def trial():
+    from bandits.environments import Sinusoid
+
+    env = Sinusoid(B_T_exponent=1 / 3)
+    inst = env.instance(600, stream(1, 0, 600))
+    return inst, env.rewards(inst, stream(1, 1, 600, 0))
+
+
+@pytest.mark.parametrize("name,algo", all_algos(), ids=[n for n, _ in all_algos()])
+def test_algorithm_conformance(name, algo, trial):
+    inst, rewards = trial
+    T, K = rewards.shape
+    a1 = np.asarray(play(algo, rewards, inst.info, stream(7, 2)))
+    a2 = np.asarray(play(algo, rewards, inst.info, stream(7, 2)))
+    # valid actions
+    assert a1.shape == (T,) and np.issubdtype(a1.dtype, np.integer)
+    assert a1.min() >= 0 and a1.max() < K
+    # same seed, same trajectory
+    np.testing.assert_array_equal(a1, a2)
+    curves = evaluate(inst.means, rewards, a1)
+    # no NaN, regret >= 0 and non-decreasing (pseudo-regret against the per-round optimum)
+    assert np.isfinite(curves["regret"]).all() and np.isfinite(curves["reward"]).all()
+    assert curves["regret"][0] >= 0 and (np.diff(curves["regret"]) >= -1e-12).all()
+    # reward accounting matches the environment: realised = sum of the chosen arms' rewards,
+    # expected reward + regret = sum of the per-round optimum
+    assert curves["reward"][-1] == pytest.approx(rewards[np.arange(T), a1].sum(), rel=1e-12)
+    assert inst.means[np.arange(T), a1].sum() + curves["regret"][-1] == pytest.approx(inst.means.max(axis=1).sum())
+    # the policy must not beat the oracle nor be a constant arm on a switching instance by accident
+    assert curves["regret"][-1] <= (inst.means.max(axis=1) - inst.means.min(axis=1)).sum() + 1e-9
+
+
+def test_built_in_algorithms_do_not_mutate_rewards(trial):
+    inst, rewards = trial
+    before = rewards.copy()
+    for _, algo in all_algos():
+        play(algo, rewards, inst.info, stream(3))
+    np.testing.assert_array_equal(rewards, before)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_environment_conformance(name, table_file):
+    env = env_from_conf(name, table_file)
+    T = 500
+    env.check_params(T)
+    inst = env.instance(T, stream(0, 0, T))
+    again = env.instance(T, stream(0, 0, T))
+    np.testing.assert_array_equal(inst.means, again.means)
+    assert inst.means.shape[0] == T and inst.means.shape[1] >= 2 and np.isfinite(inst.means).all()
+    for key in ("R", "L", "S", "B_T", "d", "variation_inf", "variation_l2"):
+        assert key in inst.info
+    assert inst.info["S"] >= np.sqrt((inst.means ** 2).sum(axis=1)).max() - 1e-12
+    assert inst.info["variation_inf"] >= 0 and inst.info["variation_l2"] >= inst.info["variation_inf"] - 1e-12
+    r1 = env.rewards(inst, stream(0, 1, T, 0))
+    r2 = env.rewards(inst, stream(0, 1, T, 0))
+    np.testing.assert_array_equal(r1, r2)
+    assert r1.shape == inst.means.shape and np.isfinite(r1).all()
+    # noise is centred on the means: mean residual within 5 standard errors
+    resid = (r1 - inst.means).ravel()
+    assert abs(resid.mean()) <= 5 * max(inst.info["R"], 1e-12) / np.sqrt(resid.size) + 1e-12
+
+
+def test_sinusoid_is_the_paper_formula():
+    from bandits.environments import Sinusoid
+
+    T = 1000
+    inst = Sinusoid(B_T_exponent=1 / 3).instance(T)
+    B = T ** (1 / 3)
+    t = 137
+    assert inst.means[t - 1, 0] == pytest.approx(0.5 + 0.3 * np.sin(5 * B * np.pi * t / T))
+    assert inst.means[t - 1, 1] == pytest.approx(0.5 + 0.3 * np.sin(np.pi + 5 * B * np.pi * t / T))
+    assert inst.info["B_T"] == pytest.approx(B)
+
+
+def test_table_replays_given_rewards(tmp_path):
+    means = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])
+    rewards = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    np.savez(tmp_path / "p.npz", means=means, rewards=rewards)
+    env = Table(path=str(tmp_path / "p.npz"))
+    env.check_params(2)
+    inst = env.instance(2)
+    np.testing.assert_array_equal(env.rewards(inst, stream(0)), rewards[:2])
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_table_reads_columnar_files(tmp_path, fmt):
+    import pandas as pd
+
+    means = np.random.default_rng(0).random((20, 3))
+    frame = pd.DataFrame({f"mean_{k}": means[:, k] for k in range(3)})
+    path = tmp_path / f"p.{fmt}"
+    frame.to_csv(path, index=False) if fmt == "csv" else frame.to_parquet(path)
+    env = Table(path=str(path))
+    env.check_params(20)
+    np.testing.assert_allclose(env.instance(20).means, means, rtol=1e-15)
