@@ -29,7 +29,9 @@ from experiments.summary import t_interval  # noqa: E402
 
 LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": "EXP3.S (Rexp3)",
           "exp3s_auer": "EXP3.S (Auer et al.)", "bob": "BOB",
-          "ucb": "UCB", "sw_ucb": "SW-UCB"}
+          "ucb": "UCB", "sw_ucb": "SW-UCB", "obl_w050": "SW-UCB-obl, w x 1/2", "obl_w075": "SW-UCB-obl, w x 3/4",
+          "obl_w133": "SW-UCB-obl, w x 4/3", "obl_w200": "SW-UCB-obl, w x 2", "obl_S1": "SW-UCB-obl, S = 1",
+          "bob_S1": "BOB, S = 1"}
 CLAIM_COLUMNS = ["claim", "figure", "measured", "expected", "verdict"]
 
 # Tolerances fixed before looking at any result (README, "Claims"): a fitted slope
@@ -133,6 +135,21 @@ def fig2(results: Path) -> list[dict]:
                            "figure": "fig2b", "measured": round(float(ratio.max()), 3), "expected": "< 1 at every T",
                            "verdict": _verdict(bool((ratio < 1).all()))})
         claims += slope_claims(data, "fig2b", theory_b)
+    path_s = results / "tables" / "fig2b_sensitivity.parquet"
+    if path_s.exists():
+        rows = pd.read_parquet(path_s)
+        theory_s = {a: theory_b["bob" if a.startswith("bob") else "sw_ucb_obl"] for a in sorted(rows["algo"].unique())}
+        data = loglog_figure(rows, "fig2b_sensitivity",
+                             "Fig. 2(b) sensitivity: SW-UCB-obl window x c, and S = 1", theory_s, out_dir)
+        pivot = data.pivot(index="T", columns="algo", values="mean_regret")
+        for bob in [c for c in pivot.columns if c.startswith("bob")]:
+            same_S = [c for c in pivot.columns if not c.startswith("bob") and c.endswith("_S1") == bob.endswith("_S1")]
+            for obl in same_S:
+                ratio = pivot[bob] / pivot[obl]
+                claims.append({"claim": f"{bob} below {obl} at every T (T values where it is below)",
+                               "figure": "fig2b_sensitivity",
+                               "measured": f"{int((ratio < 1).sum())}/{len(ratio)}",
+                               "expected": "< 1 at every T", "verdict": _verdict(bool((ratio < 1).all()))})
     return claims
 
 

@@ -155,7 +155,7 @@ def make_plan(cfg: DictConfig) -> Plan:
         algo_cfgs = {a.get("name") or "algo": a}
     algos = {}
     for key, spec in algo_cfgs.items():
-        spec = {"name": key, **spec} if "name" not in spec else spec
+        spec = {**spec, "name": key}  # the key under `algos` is the label in tables and figures
         name, obj = build(spec, "algo")
         algos[name] = (obj, spec)
 

@@ -18,6 +18,8 @@ Options (each a config key):
   ``zero`` is the paper taken literally.
 * ``window``: an integer, ``opt`` (w_opt of eq. (101), needs B_T) or ``obl``
   (w_obl = ceil(w_bar)). Both are capped at T.
+* ``window_scale``: multiplies the ``opt`` / ``obl`` window (default 1, the
+  paper's value). Only for sensitivity sweeps (README, "Figure 2(b)").
 * ``delta``: default 1/T (spec §5).
 
 UCB is the same kernel with an unbounded window and OFUL's growing radius
@@ -125,8 +127,9 @@ class SlidingWindowUCB:
     def __init__(self, window="obl", lam: float = 1.0, delta: float | None = None,
                  estimator: str = "ridge", unseen_index: str = "inf",
                  R: float | None = None, L: float | None = None, S: float | None = None,
-                 B_T: float | None = None):
+                 B_T: float | None = None, window_scale: float = 1.0):
         self.window = window
+        self.window_scale = window_scale
         self.lam = lam
         self.delta = delta
         self.estimator = estimator
@@ -141,6 +144,7 @@ class SlidingWindowUCB:
             require_choice("algo.window", self.window, {"opt", "obl"})
         else:
             require_int("algo.window", self.window, minimum=1)
+        require_float("algo.window_scale", self.window_scale, minimum=0.0, strict=True)
         _check_common(self)
 
     def resolve(self, T: int, info: dict) -> dict:
@@ -149,10 +153,10 @@ class SlidingWindowUCB:
         lam = float(self.lam)
         delta = resolve_delta(self.delta, T)
         tune = dict(d=c["d"], R=c["R"], L=c["L"], S=c["S"], lam=lam if lam > 0 else 1.0)
-        if self.window == "opt":
-            w = window_opt(T, c["B_T"], **tune)
-        elif self.window == "obl":
-            w = window_obl(T, **tune)
+        if self.window in ("opt", "obl"):
+            w = window_opt(T, c["B_T"], **tune) if self.window == "opt" else window_obl(T, **tune)
+            if self.window_scale != 1.0:
+                w = int(min(T, max(1, round(w * float(self.window_scale)))))
         else:
             w = int(self.window)
         if self.estimator == "pinv":

@@ -1,0 +1,37 @@
+# make install | make test | make figures [SCALE=quick] | make bench
+PYTHON ?= python
+SCALE ?= full
+EXPERIMENTS := fig2a fig2b fig2b_sensitivity
+
+ifeq ($(SCALE),quick)
+# Smoke-test scale: 5 trials, three horizons, separate folder so shipped results stay intact.
+RESULTS := results/quick
+SCALE_ARGS := trials=5 "T=[30000,60000,120000]" results_dir=$(RESULTS)
+else
+RESULTS := results
+SCALE_ARGS :=
+endif
+
+.PHONY: install test figures experiments plots bench clean-runs
+
+install:
+	$(PYTHON) -m pip install -e ".[dev]"
+
+test:
+	$(PYTHON) -m pytest
+
+experiments:
+	@for exp in $(EXPERIMENTS); do \
+		$(PYTHON) run.py +experiment=$$exp $(SCALE_ARGS) || exit $$?; \
+	done
+
+plots:
+	$(PYTHON) -m experiments.figures --results $(RESULTS)
+
+figures: experiments plots
+
+bench:
+	$(PYTHON) scripts/bench.py
+
+clean-runs:
+	rm -rf results/runs results/tables results/hydra results/quick

@@ -1,0 +1,131 @@
+"""Speed benchmark behind ``make bench``: writes results/bench.csv and prints it.
+
+Cases (K = 2 sinusoid rewards, T = 1e5): SW-UCB with w = 1000, EXP3.S (both
+readings) and BOB, each timed on the compiled kernel alone (``play``: no reward
+generation, no bookkeeping), median over trials. Compile time is measured
+separately, in a fresh numba cache, and reported in ``compile_s``. For scale, the
+same run times a plain-Python SW-UCB policy (the user-protocol loop, with
+incremental window sums: the shape of a typical pure-Python library policy) and
+reports ``speedup`` = Python / compiled, measured in this run. The last case times
+Figure 2 (a) and (b) at full paper scale with n_jobs=2, end to end through run.py.
+
+    python scripts/bench.py [--trials 5] [--skip-figures]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from pathlib import Path
+
+os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="bench-numba-"))  # force a real compile
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bandits.algorithms import BanditOverBandit, EXP3S, SlidingWindowUCB, play  # noqa: E402
+from bandits.environments import Sinusoid  # noqa: E402
+
+
+class PythonSWUCB:
+    """SW-UCB (K arms, ridge) as a plain-Python protocol policy with O(1) window updates."""
+
+    def __init__(self, window, beta, lam=1.0):
+        self.window, self.beta, self.lam = window, beta, lam
+
+    def reset(self, n_arms, horizon, rng, info):
+        self.counts, self.sums, self.buf = [0.0] * n_arms, [0.0] * n_arms, deque()
+
+    def select(self, t):
+        best, arm = -1e300, 0
+        for a in range(len(self.counts)):
+            denom = self.lam + self.counts[a]
+            idx = self.sums[a] / denom + self.beta / denom ** 0.5
+            if idx > best:
+                best, arm = idx, a
+        return arm
+
+    def update(self, t, arm, reward):
+        self.buf.append((arm, reward))
+        self.counts[arm] += 1
+        self.sums[arm] += reward
+        if len(self.buf) > self.window:
+            a, r = self.buf.popleft()
+            self.counts[a] -= 1
+            self.sums[a] -= r
+
+
+CASES = {
+    "sw_ucb_K2_w1000": (lambda: SlidingWindowUCB(window=1000), 60.0),
+    "exp3s_K2_rexp3": (lambda: EXP3S(variant="rexp3"), 60.0),
+    "exp3s_K2_auer": (lambda: EXP3S(variant="exp3s"), 60.0),
+    "bob_K2": (lambda: BanditOverBandit(), 100.0),
+}
+
+
+def main(argv=None) -> pd.DataFrame:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trials", type=int, default=5)
+    ap.add_argument("--T", type=int, default=100_000)
+    ap.add_argument("--skip-figures", action="store_true")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench.csv")
+    args = ap.parse_args(argv)
+
+    env = Sinusoid()
+    inst = env.instance(args.T)
+    trials = [env.rewards(inst, np.random.default_rng(i)) for i in range(args.trials)]
+    tiny = env.rewards(env.instance(50), np.random.default_rng(0))
+    rows = []
+    for case, (make, target) in CASES.items():
+        start = time.perf_counter()
+        make().play(tiny, inst.info, np.random.default_rng(0))
+        compile_s = time.perf_counter() - start
+        times = []
+        for i, rewards in enumerate(trials):
+            algo = make()
+            start = time.perf_counter()
+            algo.play(rewards, inst.info, np.random.default_rng(i))
+            times.append(time.perf_counter() - start)
+        ns = float(np.median(times)) / args.T * 1e9
+        rows.append({"case": case, "ns_per_round": round(ns, 1), "rounds": args.T, "trials": args.trials,
+                     "target_ns": target, "meets_target": ns <= target, "compile_s": round(compile_s, 2)})
+
+    sw = SlidingWindowUCB(window=1000)
+    beta = sw.resolve(args.T, inst.info)["beta"]
+    n_py = min(args.T, 20_000)
+    start = time.perf_counter()
+    play(PythonSWUCB(1000, beta), trials[0][:n_py], inst.info, np.random.default_rng(0))
+    py_ns = (time.perf_counter() - start) / n_py * 1e9
+    compiled = rows[0]["ns_per_round"]
+    rows.append({"case": "python_sw_ucb_K2_w1000 (reference)", "ns_per_round": round(py_ns, 1), "rounds": n_py,
+                 "trials": 1, "speedup": round(py_ns / compiled, 1)})
+    rows[0]["speedup"] = round(py_ns / compiled, 1)
+
+    if not args.skip_figures:
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            for exp in ("fig2a", "fig2b"):
+                subprocess.run([sys.executable, "run.py", f"+experiment={exp}", "n_jobs=2", f"results_dir={tmp}"],
+                               cwd=ROOT, check=True, capture_output=True)
+            wall = time.perf_counter() - start
+        rows.append({"case": "fig2a+fig2b full scale, n_jobs=2 (wall s)", "ns_per_round": None, "rounds": None,
+                     "trials": 50, "target_ns": None, "wall_s": round(wall, 1), "target_wall_s": 180.0,
+                     "meets_target": wall <= 180.0})
+    table = pd.DataFrame(rows)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(args.out, index=False)
+    with pd.option_context("display.width", 200):
+        print(table.to_string(index=False))
+    return table
+
+
+if __name__ == "__main__":
+    main()
