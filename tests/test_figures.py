@@ -27,9 +27,15 @@ def test_plot_stage_writes_figures_data_and_claims(tmp_path):
     claims = pd.read_csv(tmp_path / "claims.csv")
     assert list(claims.columns) == ["claim", "figure", "measured", "expected", "verdict"]
     assert set(claims["figure"]) == {"fig2a", "fig2b"}
-    assert set(claims["verdict"]) <= {"agrees", "disagrees"}
+    assert set(claims["verdict"]) <= {"agrees", "disagrees", "below bound", "exceeds bound"}
     # one ratio row per T for each EXP3.S reading, plus one slope row per algorithm
     assert claims["claim"].str.contains("about 20%").sum() == 2 * 2
+
+
+def test_slope_verdicts():
+    assert figures.slope_verdict(0.70, 2 / 3) == "agrees"
+    assert figures.slope_verdict(0.45, 2 / 3) == "below bound"
+    assert figures.slope_verdict(0.95, 7 / 9) == "exceeds bound"
 
 
 def test_claims_of_other_figures_are_kept(tmp_path):
