@@ -1,12 +1,12 @@
 # make install | make test | make figures [SCALE=quick] | make bench
 PYTHON ?= python
 SCALE ?= full
-EXPERIMENTS := fig2a fig2b fig2b_sensitivity
+EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4
 
 ifeq ($(SCALE),quick)
 # Smoke-test scale: 5 trials, three horizons, separate folder so shipped results stay intact.
 RESULTS := results/quick
-SCALE_ARGS := trials=5 "T=[30000,60000,120000]" results_dir=$(RESULTS)
+SCALE_ARGS := trials=5 results_dir=$(RESULTS)
 else
 RESULTS := results
 SCALE_ARGS :=

@@ -1,15 +1,17 @@
-"""Bandit-over-Bandit (BOB), hedging Alg. 2, for K arms (eq. (23)).
+"""Bandit-over-Bandit (BOB), hedging Alg. 2, for K arms (eq. (23)) and linear
+action sets (eq. (11)).
 
 Alg. 2 line by line:
 
-* line 1-2: H, Delta, J, Q from eq. (23) (``setting: karmed``, the default;
-  ``setting: linear`` gives eq. (11)), gamma and s_{j,1} = 1 from eq. (12);
+* line 1-2: H, Delta, J, Q from eq. (23) for K arms or eq. (11) for linear
+  action sets (``setting: auto`` picks by the environment; ``karmed`` /
+  ``linear`` force one), gamma and s_{j,1} = 1 from eq. (12);
   see :func:`bandits.algorithms.tuning.bob_parameters`.
 * line 4: p_{j,i} of eq. (13), computed from log s_j (weights kept in log space);
   j_i drawn with one uniform per block from the algorithm's stream.
   (The paper's j_t here means j_i, spec §5.)
 * line 5: w_i = J[j_i] = floor(H^(j_i/Delta)) in exact integer arithmetic.
-* line 6: SW-UCB (same kernel and options as ``sw_ucb``) restarted from scratch
+* line 6: SW-UCB (same kernels and options as ``sw_ucb``) restarted from scratch
   for the block's rounds with window w_i.
 * line 7: eq. (14): log s_{j_i} += gamma / ((Delta+1) p_{j_i,i}) * (1/2 + sum Y / Q).
 
@@ -28,13 +30,13 @@ from numba import njit
 
 from bandits.algorithms.common import (known_constants, mixed_probabilities, resolve_delta,
                                        sample_categorical)
-from bandits.algorithms.sliding_window_ucb import _check_common, sw_ucb_segment
+from bandits.algorithms.sliding_window_ucb import _check_common, linear_sw_ucb_segment, sw_ucb_segment
 from bandits.algorithms.tuning import bob_parameters, confidence_radius, karmed_radius
-from bandits.errors import require_choice
+from bandits.errors import ConfigError, require_choice
 
 
 @njit(cache=True)
-def bob_kernel(rewards, H, J, betas, gamma, Q, clip, lam, pinv, unseen_inf,
+def bob_kernel(rewards, feats, linear, H, J, betas, gamma, Q, clip, lam, pinv, unseen_inf,
                R, d, L, S, delta, u, actions, chosen):
     T = rewards.shape[0]
     n_arms = J.shape[0]
@@ -47,8 +49,12 @@ def bob_kernel(rewards, H, J, betas, gamma, Q, clip, lam, pinv, unseen_inf,
         chosen[i] = j
         start = i * H
         stop = min(T, start + H)
-        total = sw_ucb_segment(rewards, start, stop, J[j], lam, betas[j], False, R, d, L, S,
-                               delta, pinv, unseen_inf, actions)
+        if linear:
+            total = linear_sw_ucb_segment(feats, rewards, start, stop, J[j], lam, betas[j], False, R, d, L, S,
+                                          delta, actions)
+        else:
+            total = sw_ucb_segment(rewards, start, stop, J[j], lam, betas[j], False, R, d, L, S,
+                                   delta, pinv, unseen_inf, actions)
         x = 0.5 + total / Q
         if clip:
             x = min(1.0, max(0.0, x))
@@ -58,7 +64,7 @@ def bob_kernel(rewards, H, J, betas, gamma, Q, clip, lam, pinv, unseen_inf,
 class BanditOverBandit:
     """BOB over K-armed SW-UCB (hedging Alg. 2, eqs. (12)-(14), (23))."""
 
-    def __init__(self, setting: str = "karmed", lam: float = 1.0, delta: float | None = None,
+    def __init__(self, setting: str = "auto", lam: float = 1.0, delta: float | None = None,
                  estimator: str = "ridge", unseen_index: str = "inf", base_horizon: str = "T",
                  clip_block_reward: bool = False, R: float | None = None, L: float | None = None,
                  S: float | None = None):
@@ -74,13 +80,17 @@ class BanditOverBandit:
         self.S = S
 
     def check_params(self) -> None:
-        require_choice("algo.setting", self.setting, {"karmed", "linear"})
+        require_choice("algo.setting", self.setting, {"auto", "karmed", "linear"})
         require_choice("algo.base_horizon", self.base_horizon, {"T", "H"})
         _check_common(self)
 
     def resolve(self, T: int, info: dict) -> dict:
         c = known_constants(self, {**info, "B_T": info.get("B_T", 0.0)})
-        bp = bob_parameters(T, c["d"], c["R"], self.setting)
+        if info.get("linear") and self.estimator == "pinv":
+            raise ConfigError("algo.estimator=pinv is for K arms; use estimator=ridge with linear action sets.")
+        setting = self.setting if self.setting != "auto" else ("linear" if info.get("linear") else "karmed")
+        bp = bob_parameters(T, c["d"], c["R"], setting)
+        bp["setting"] = setting
         horizon = T if self.base_horizon == "T" else bp["H"]
         delta = resolve_delta(self.delta, horizon)
         lam = float(self.lam)
@@ -90,13 +100,16 @@ class BanditOverBandit:
             betas = [confidence_radius(c["R"], c["d"], w, c["L"], lam, delta, c["S"]) for w in bp["J"]]
         return {**bp, "betas": betas, "delta": delta, "lam": lam, **c}
 
-    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator) -> np.ndarray:
+    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
+             features: np.ndarray | None = None) -> np.ndarray:
         T = rewards.shape[0]
         p = self.resolve(T, info)
+        linear = features is not None
+        feats = features if linear else np.zeros((1, 1, 1))
         u = rng.random(p["n_blocks"])
         actions = np.empty(T, dtype=np.int64)
         chosen = np.empty(p["n_blocks"], dtype=np.int64)
-        bob_kernel(rewards, p["H"], np.asarray(p["J"], dtype=np.int64), np.asarray(p["betas"]),
+        bob_kernel(rewards, feats, linear, p["H"], np.asarray(p["J"], dtype=np.int64), np.asarray(p["betas"]),
                    p["gamma"], p["Q"], bool(self.clip_block_reward), p["lam"],
                    self.estimator == "pinv", self.unseen_index == "inf", p["R"], p["d"], p["L"],
                    p["S"], p["delta"], u, actions, chosen)

@@ -127,7 +127,9 @@ class EXP3S:
             require_int("algo.switches", self.switches, minimum=1)
         require_float("algo.B_T", self.B_T, minimum=0.0, allow_none=True)
 
-    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator) -> np.ndarray:
+    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
+             features: np.ndarray | None = None) -> np.ndarray:
+        """EXP3 treats the K actions as unstructured arms; ``features`` are ignored."""
         T, K = rewards.shape
         B_T = float(self.B_T) if self.B_T is not None else info.get("B_T")
         if B_T is None:

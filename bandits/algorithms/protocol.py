@@ -11,10 +11,12 @@ result tables and figures as the built-in algorithms
         def update(self, t, arm, reward): ...       # the realised reward of that arm
 
 ``rng`` is the policy's own ``numpy.random.Generator`` (independent per trial and
-algorithm); ``info`` holds the constants the environment reveals (R, L, S, B_T, d).
+algorithm); ``info`` holds the constants the environment reveals (R, L, S, B_T, d)
+and, for linear problems, ``info["features"]``: the action sets as a (T, K, d)
+array, or (1, K, d) when D_t is the same every round (row ``t`` or ``0``).
 The policy never sees expected rewards. An optional ``check_params()`` is called
 before any work starts. Built-in algorithms instead expose a compiled
-``play(rewards, info, rng)``; the runner uses whichever the object has.
+``play(rewards, info, rng, features=None)``; the runner uses whichever the object has.
 """
 
 from __future__ import annotations
@@ -30,10 +32,14 @@ def is_protocol_policy(obj) -> bool:
     return all(callable(getattr(obj, m, None)) for m in METHODS)
 
 
-def play_policy(policy, rewards: np.ndarray, info: dict, rng: np.random.Generator) -> np.ndarray:
+def play_policy(policy, rewards: np.ndarray, info: dict, rng: np.random.Generator,
+                features: np.ndarray | None = None) -> np.ndarray:
     """Run a protocol policy round by round, revealing only the chosen arm's reward."""
     T, K = rewards.shape
-    policy.reset(n_arms=K, horizon=T, rng=rng, info=dict(info))
+    info = dict(info)
+    if features is not None:
+        info["features"] = features
+    policy.reset(n_arms=K, horizon=T, rng=rng, info=info)
     actions = np.empty(T, dtype=np.int64)
     for t in range(T):
         arm = policy.select(t)
@@ -45,11 +51,12 @@ def play_policy(policy, rewards: np.ndarray, info: dict, rng: np.random.Generato
     return actions
 
 
-def play(algo, rewards: np.ndarray, info: dict, rng: np.random.Generator) -> np.ndarray:
+def play(algo, rewards: np.ndarray, info: dict, rng: np.random.Generator,
+         features: np.ndarray | None = None) -> np.ndarray:
     """Actions of ``algo`` (built-in or protocol policy) on one trial."""
     if callable(getattr(algo, "play", None)):
-        return algo.play(rewards, info, rng)
+        return algo.play(rewards, info, rng, features=features)
     if is_protocol_policy(algo):
-        return play_policy(algo, rewards, info, rng)
+        return play_policy(algo, rewards, info, rng, features)
     raise ConfigError(f"{type(algo).__name__} is not a policy: it needs play(rewards, info, rng) "
                       f"or the methods {', '.join(METHODS)} (see bandits/algorithms/protocol.py).")

@@ -1,4 +1,9 @@
-"""SW-UCB for K arms (hedging Alg. 1 on basis vectors, §8.2) and UCB (OFUL).
+"""SW-UCB (hedging Alg. 1) and UCB (OFUL), for K arms and for linear action sets.
+
+Linear action sets (an environment that provides feature vectors D_t) run
+:func:`linear_sw_ucb_segment`: eqs. (2), (3), (5) with V^{-1} kept by rank-one
+updates (see :mod:`bandits.algorithms.sliding_window_least_squares`). Without
+features the K arms are the basis vectors and the kernel below is used.
 
 With arms e_1..e_K the sliding-window ridge estimate of eq. (2) is diagonal:
 V_{t-1} = lambda I + diag(N_{t-1}(i)) over the last w rounds, so
@@ -38,6 +43,7 @@ import math
 import numpy as np
 from numba import njit
 
+from bandits.algorithms.sliding_window_least_squares import window_push
 from bandits.algorithms.common import (check_delta, check_known_overrides, known_constants,
                                        resolve_delta)
 from bandits.algorithms.tuning import (confidence_radius, karmed_radius, window_obl,
@@ -108,6 +114,60 @@ def sw_ucb_segment(rewards, start, stop, window, lam, beta, oful, R, d, L, S, de
     return total
 
 
+@njit(cache=True)
+def linear_sw_ucb_segment(feats, rewards, start, stop, window, lam, beta, oful, R, d, L, S, delta, actions):
+    """Linear SW-UCB (Alg. 1) from scratch on rounds [start, stop). ``feats`` is
+    (T, K, d) or (1, K, d) (the same D_t every round). theta_hat = V^{-1} b (line 4),
+    argmax x^T theta_hat + beta ||x||_{V^{-1}} (line 5, lowest index on ties), and the
+    window update of line 7 in O(d^2) (sliding_window_least_squares). Returns the
+    realised reward of the segment."""
+    K = rewards.shape[1]
+    Tf = feats.shape[0]
+    cap = max(1, min(window, stop - start))
+    buf_x = np.zeros((cap, d))
+    buf_y = np.zeros(cap)
+    V = lam * np.eye(d)
+    Vinv = np.eye(d) / lam
+    bvec = np.zeros(d)
+    theta = np.zeros(d)
+    u = np.zeros(d)
+    pos, filled, since = 0, 0, 0
+    total = 0.0
+    b = beta
+    sqrt_lam_S = math.sqrt(lam) * S
+    for t in range(start, stop):
+        if oful:
+            b = R * math.sqrt(d * math.log((1.0 + filled * L * L / lam) / delta)) + sqrt_lam_S
+        for i in range(d):
+            s = 0.0
+            for j in range(d):
+                s += Vinv[i, j] * bvec[j]
+            theta[i] = s
+        f = t if Tf > 1 else 0
+        best = -np.inf
+        arm = 0
+        for k in range(K):
+            m = 0.0
+            q = 0.0
+            for i in range(d):
+                xi = feats[f, k, i]
+                m += xi * theta[i]
+                s = 0.0
+                for j in range(d):
+                    s += Vinv[i, j] * feats[f, k, j]
+                q += xi * s
+            idx = m + b * math.sqrt(max(q, 0.0))
+            if idx > best:
+                best = idx
+                arm = k
+        y = rewards[t, arm]
+        actions[t] = arm
+        total += y
+        pos, filled, since = window_push(feats[f, arm], y, buf_x, buf_y, pos, filled, since, lam, V, Vinv,
+                                         bvec, u)
+    return total
+
+
 def _check_common(algo) -> None:
     require_float("algo.lam", algo.lam, minimum=0.0)
     require_choice("algo.estimator", algo.estimator, {"ridge", "pinv"})
@@ -150,6 +210,9 @@ class SlidingWindowUCB:
     def resolve(self, T: int, info: dict) -> dict:
         """Derived constants for a horizon T (recorded with every result)."""
         c = known_constants(self, info)
+        if info.get("linear") and self.estimator == "pinv":
+            raise ConfigError("algo.estimator=pinv (eqs. (21)-(22)) is for K arms; this environment offers "
+                              "linear action sets: use estimator=ridge.")
         lam = float(self.lam)
         delta = resolve_delta(self.delta, T)
         tune = dict(d=c["d"], R=c["R"], L=c["L"], S=c["S"], lam=lam if lam > 0 else 1.0)
@@ -165,14 +228,19 @@ class SlidingWindowUCB:
             beta = confidence_radius(c["R"], c["d"], w, c["L"], lam, delta, c["S"])
         return {"window": int(w), "beta": beta, "delta": delta, "lam": lam, **c}
 
-    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator) -> np.ndarray:
+    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
+             features: np.ndarray | None = None) -> np.ndarray:
         T = rewards.shape[0]
         p = self.resolve(T, info)
         self.derived_ = p
         actions = np.empty(T, dtype=np.int64)
-        sw_ucb_segment(rewards, 0, T, p["window"], p["lam"], p["beta"], False, p["R"], p["d"],
-                       p["L"], p["S"], p["delta"], self.estimator == "pinv",
-                       self.unseen_index == "inf", actions)
+        if features is None:
+            sw_ucb_segment(rewards, 0, T, p["window"], p["lam"], p["beta"], False, p["R"], p["d"],
+                           p["L"], p["S"], p["delta"], self.estimator == "pinv",
+                           self.unseen_index == "inf", actions)
+        else:
+            linear_sw_ucb_segment(features, rewards, 0, T, p["window"], p["lam"], p["beta"], False, p["R"],
+                                  p["d"], p["L"], p["S"], p["delta"], actions)
         return actions
 
 
@@ -194,12 +262,17 @@ class UCB:
     def check_params(self) -> None:
         _check_common(self)
 
-    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator) -> np.ndarray:
+    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
+             features: np.ndarray | None = None) -> np.ndarray:
         T = rewards.shape[0]
         c = known_constants(self, {**info, "B_T": info.get("B_T", 0.0)})
         delta = resolve_delta(self.delta, T)
         self.derived_ = {"window": T, "delta": delta, "lam": float(self.lam), **c}
         actions = np.empty(T, dtype=np.int64)
-        sw_ucb_segment(rewards, 0, T, T, float(self.lam), 0.0, True, c["R"], c["d"], c["L"],
-                       c["S"], delta, False, True, actions)
+        if features is None:
+            sw_ucb_segment(rewards, 0, T, T, float(self.lam), 0.0, True, c["R"], c["d"], c["L"],
+                           c["S"], delta, False, True, actions)
+        else:
+            linear_sw_ucb_segment(features, rewards, 0, T, T, float(self.lam), 0.0, True, c["R"], c["d"],
+                                  c["L"], c["S"], delta, actions)
         return actions

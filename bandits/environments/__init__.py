@@ -1,7 +1,8 @@
 """Environments. Each has ``check_params(T)``, ``instance(T, rng)`` and ``rewards(instance, rng)``."""
 
 from bandits.environments.base import Instance, gaussian_rewards, variation
+from bandits.environments.piecewise_linear import PiecewiseLinear
 from bandits.environments.sinusoid import Sinusoid
 from bandits.environments.table import Table, load_table
 
-__all__ = ["Instance", "Sinusoid", "Table", "gaussian_rewards", "load_table", "variation"]
+__all__ = ["Instance", "PiecewiseLinear", "Sinusoid", "Table", "gaussian_rewards", "load_table", "variation"]

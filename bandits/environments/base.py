@@ -25,6 +25,9 @@ class Instance:
     means: np.ndarray  # (T, K) float64, expected reward of arm a at round t
     info: dict = field(default_factory=dict)  # constants known to algorithms + realised stats
     rewards: np.ndarray | None = None  # fixed realised rewards (replayed tables), else None
+    # Linear problems: the action sets D_t as feature vectors, (T, K, d), or (1, K, d) when
+    # the same set is offered every round. None means the K arms are the basis vectors e_1..e_K.
+    features: np.ndarray | None = None
 
     @property
     def T(self) -> int:
@@ -41,6 +44,13 @@ def gaussian_rewards(means: np.ndarray, R: float, rng: np.random.Generator) -> n
     noise *= R
     noise += means
     return noise
+
+
+def unit_vectors(rng: np.random.Generator, shape) -> np.ndarray:
+    """Vectors uniform on the unit sphere (last axis): normalised standard normals."""
+    v = rng.standard_normal(shape)
+    v /= np.linalg.norm(v, axis=-1, keepdims=True)
+    return v
 
 
 def variation(means: np.ndarray) -> dict:

@@ -3,7 +3,10 @@
 The file holds ``means`` (T x K, the expected reward of arm a at round t) and,
 optionally, ``rewards`` (T x K, what arm a pays if chosen at round t):
 
-* ``.npz``: arrays named ``means`` and ``rewards``;
+* ``.npz``: arrays named ``means`` and ``rewards``, and optionally ``actions``:
+  the action sets as feature vectors, (T, K, d) per round or (K, d) for every
+  round. With ``actions`` the problem is linear: SW-UCB, UCB and BOB use the
+  vectors (their dimension must equal ``env.d`` when that is set);
 * ``.csv`` / ``.parquet``: columns ``mean_0 .. mean_{K-1}`` and optionally
   ``reward_0 .. reward_{K-1}``, one row per round.
 
@@ -11,9 +14,11 @@ The first ``T`` rows are used. Without ``rewards`` the environment adds
 Gaussian noise of sd ``R`` per trial; with them, every trial replays the same
 rewards (only the algorithms' own randomness differs between trials).
 
-Constants told to algorithms: L = 1 (basis-vector arms), S = max_t ||means[t]||_2,
-and B_T = ``B_T`` if given, else the realised infinity-norm variation of
-``means`` (the K-armed budget of hedging §8.2).
+Constants told to algorithms: L = 1 for basis-vector arms, else the largest
+action norm; S = ``env.S`` if given, else max_t ||means[t]||_2 for K arms (theta_t
+is the means row) and 1 for linear tables (the paper's normalisation: theta is not
+in the file); B_T = ``env.B_T`` if given, else the realised infinity-norm variation
+of ``means`` (the K-armed budget of hedging §8.2).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from bandits.environments.base import Instance, gaussian_rewards, variation
-from bandits.errors import ConfigError, require_float
+from bandits.errors import ConfigError, require_float, require_int
 
 FORMATS = (".npz", ".csv", ".parquet")
 
@@ -33,8 +38,9 @@ def _columns(frame, prefix: str) -> list[str]:
     return sorted(cols, key=lambda c: int(str(c)[len(prefix):]) if str(c)[len(prefix):].isdigit() else -1)
 
 
-def load_table(path: str | Path) -> tuple[np.ndarray, np.ndarray | None]:
-    """Read ``means`` and optional ``rewards`` from a file; raise ConfigError on any defect."""
+def load_table(path: str | Path):
+    """Read ``means``, optional ``rewards`` and optional ``actions`` from a file;
+    raise ConfigError on any defect."""
     path = Path(path)
     where = f"table file {str(path)!r}"
     if not path.is_file():
@@ -50,9 +56,11 @@ def load_table(path: str | Path) -> tuple[np.ndarray, np.ndarray | None]:
                     raise ConfigError(f"{where} has no array named 'means' (found: {data.files}).")
                 means = np.asarray(data["means"], dtype=np.float64)
                 rewards = np.asarray(data["rewards"], dtype=np.float64) if "rewards" in data.files else None
+                actions = np.asarray(data["actions"], dtype=np.float64) if "actions" in data.files else None
         else:
             import pandas as pd
             frame = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
+            actions = None  # per-round action vectors need the .npz format
             mean_cols = _columns(frame, "mean_")
             if not mean_cols:
                 raise ConfigError(f"{where} has no columns named mean_0, mean_1, ... "
@@ -76,27 +84,42 @@ def load_table(path: str | Path) -> tuple[np.ndarray, np.ndarray | None]:
         raise ConfigError(f"{where}: 'means' must be a T x K array with K >= 2 arms, got shape {means.shape}.")
     if rewards is not None and rewards.shape != means.shape:
         raise ConfigError(f"{where}: 'rewards' has shape {rewards.shape} but 'means' has {means.shape}.")
-    for label, arr in (("means", means), ("rewards", rewards)):
+    if actions is not None:
+        if actions.ndim == 2:
+            actions = actions[None, :, :]
+        if actions.ndim != 3 or actions.shape[1] != means.shape[1] or actions.shape[0] not in (1, means.shape[0]):
+            raise ConfigError(f"{where}: 'actions' must be (T, K, d) or (K, d) with K = {means.shape[1]} "
+                              f"and T = {means.shape[0]}, got shape {actions.shape}.")
+    for label, arr in (("means", means), ("rewards", rewards), ("actions", actions)):
         if arr is not None and not np.all(np.isfinite(arr)):
             bad = np.argwhere(~np.isfinite(arr))[0]
             raise ConfigError(f"{where}: {label} holds NaN or inf (first at round {bad[0]}, arm {bad[1]}).")
-    return means, rewards
+    return means, rewards, actions
 
 
 class Table:
     name = "table"
 
-    def __init__(self, path: str | None = None, R: float = 0.1, B_T: float | None = None):
+    def __init__(self, path: str | None = None, R: float = 0.1, B_T: float | None = None, d: int | None = None,
+                 S: float | None = None):
         self.path = path
+        self.S = S
         self.R = R
         self.B_T = B_T
+        self.d = d
 
     def check_params(self, T: int) -> None:
         if not self.path:
             raise ConfigError("env=table needs env.path=<file.npz|.csv|.parquet>.")
         require_float("env.R", self.R, minimum=0.0)
         require_float("env.B_T", self.B_T, minimum=0.0, allow_none=True)
-        means, _ = self._load()
+        require_float("env.S", self.S, minimum=0.0, allow_none=True)
+        if self.d is not None:
+            require_int("env.d", self.d, minimum=1)
+        means, _, actions = self._load()
+        if self.d is not None and actions is not None and actions.shape[2] != int(self.d):
+            raise ConfigError(f"table file {self.path!r}: its action vectors have dimension {actions.shape[2]} "
+                              f"but env.d={self.d}.")
         if means.shape[0] < T:
             raise ConfigError(f"table file {self.path!r} has {means.shape[0]} rounds but T={T}; "
                               f"set T <= {means.shape[0]}.")
@@ -107,15 +130,20 @@ class Table:
         return self.data_
 
     def instance(self, T: int, rng: np.random.Generator | None = None) -> Instance:
-        means, rewards = self._load()
+        means, rewards, actions = self._load()
         means = np.ascontiguousarray(means[:T])
         rewards = None if rewards is None else np.ascontiguousarray(rewards[:T])
-        info = {"d": int(means.shape[1]), "R": float(self.R), "L": 1.0,
-                "S": float(np.sqrt((means ** 2).sum(axis=1)).max()),
+        if actions is not None:
+            actions = np.ascontiguousarray(actions[:T])
+        info = {"d": int(means.shape[1]) if actions is None else int(actions.shape[2]), "R": float(self.R),
+                "L": 1.0 if actions is None else float(np.linalg.norm(actions, axis=-1).max()),
+                "linear": actions is not None,
+                "S": float(self.S) if self.S is not None else (
+                    float(np.sqrt((means ** 2).sum(axis=1)).max()) if actions is None else 1.0),
                 "reward_bound": float(np.abs(means).max()), "synthetic": False}
         info.update(variation(means))
         info["B_T"] = float(self.B_T) if self.B_T is not None else info["variation_inf"]
-        return Instance(means=means, info=info, rewards=rewards)
+        return Instance(means=means, info=info, rewards=rewards, features=actions)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         if instance.rewards is not None:

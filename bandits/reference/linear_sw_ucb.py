@@ -1,4 +1,5 @@
-"""Hedging Alg. 1 transcribed literally, with matrices, for K arms as basis vectors.
+"""Hedging Alg. 1 transcribed literally, with matrices: on the environment's action
+vectors (``info["features"]``) if it has them, else on the basis vectors e_1..e_K.
 
 Each round: V_{t-1} = lambda I + sum over the window of X_s X_s^T (line 7),
 theta_hat = V^{-1} sum X_s Y_s by a direct solve (line 4), and the argmax of
@@ -32,24 +33,30 @@ class ReferenceSWUCB:
 
     def reset(self, n_arms, horizon, rng, info):
         self.K_ = n_arms
+        self.features_ = info.get("features")
+        if self.features_ is None:
+            self.features_ = np.eye(n_arms)[None, :, :]
         delta = 1.0 / horizon if self.delta is None else self.delta
-        R, L, S, d = info["R"], info["L"], info["S"], n_arms
+        R, L, S, d = info["R"], info["L"], info["S"], self.features_.shape[2]
         self.beta_ = R * math.sqrt(d * math.log((1 + self.window * L ** 2 / self.lam) / delta)) \
             + math.sqrt(self.lam) * S
         self.history_ = deque(maxlen=int(self.window))
 
+    def _actions(self, t):
+        return self.features_[t if self.features_.shape[0] > 1 else 0]
+
     def select(self, t):
-        K = self.K_
-        V = self.lam * np.eye(K)
-        b = np.zeros(K)
-        for arm, y in self.history_:
-            x = np.eye(K)[arm]
+        D = self._actions(t)
+        d = D.shape[1]
+        V = self.lam * np.eye(d)
+        b = np.zeros(d)
+        for x, y in self.history_:
             V += np.outer(x, x)
             b += x * y
         theta = np.linalg.solve(V, b)
         Vinv = np.linalg.inv(V)
-        scores = [theta[i] + self.beta_ * math.sqrt(Vinv[i, i]) for i in range(K)]
+        scores = [x @ theta + self.beta_ * math.sqrt(x @ Vinv @ x) for x in D]
         return int(np.argmax(scores))  # argmax returns the first maximum: lowest index on ties
 
     def update(self, t, arm, reward):
-        self.history_.append((arm, reward))
+        self.history_.append((self._actions(t)[arm], reward))
