@@ -8,6 +8,10 @@ work starts, and state computed for a run ends in ``_``.
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
+from bandits import _numba_cache
+
+_numba_cache.configure()  # before any kernel module is imported
+
 try:
     __version__ = _version("drift-bandits")
 except PackageNotFoundError:  # running from a source tree that is not installed

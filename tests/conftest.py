@@ -25,3 +25,10 @@ def sinusoid_trial():
     inst = env.instance(2000)
     rewards = env.rewards(inst, np.random.default_rng(0))
     return inst, rewards
+
+
+def argmax_ties(scores, tol=1e-12):
+    """The spec's tie rule, written independently: lowest index within tol (relative) of the max."""
+    scores = np.asarray(scores, dtype=float)
+    top = scores.max()
+    return int(np.flatnonzero(scores >= top - tol * max(1.0, abs(top)))[0])

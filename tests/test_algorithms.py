@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from bandits.algorithms import UCB, BanditOverBandit, EXP3S, SlidingWindowUCB, play
+from conftest import argmax_ties
 from bandits.algorithms.exp3 import exp3s_parameters, rexp3_parameters
 from bandits.algorithms.tuning import confidence_radius
 from bandits.reference import ReferenceSWUCB
@@ -56,7 +57,7 @@ def _oful_reference(rewards, info, lam, delta):
         n = t
         beta = info["R"] * math.sqrt(K * math.log((1 + n * info["L"] ** 2 / lam) / delta)) + math.sqrt(lam) * info["S"]
         idx = sums / (lam + counts) + beta / np.sqrt(lam + counts)
-        a = int(np.argmax(idx))
+        a = argmax_ties(idx)
         out.append(a)
         counts[a] += 1
         sums[a] += rewards[t, a]

@@ -46,6 +46,31 @@ def check_delta(delta) -> None:
             raise ConfigError(f"algo.delta must lie in (0, 1), got {d}.")
 
 
+# Indices within this relative distance of the maximum count as tied (spec §1: ties go to
+# the lowest action index). Without it, rounding decides "ties" such as the equal bonuses
+# of unit-length actions on an empty window, and two exact implementations disagree.
+TIE_TOL = 1e-12
+
+
+@njit(cache=True)
+def argmax_lowest(values):
+    """Lowest index whose value is within TIE_TOL (relative) of the maximum."""
+    n = values.shape[0]
+    m = values[0]
+    for i in range(1, n):
+        if values[i] > m:
+            m = values[i]
+    if m == np.inf:
+        for i in range(n):
+            if values[i] == np.inf:
+                return i
+    cut = m - TIE_TOL * max(1.0, abs(m))
+    for i in range(n):
+        if values[i] >= cut:
+            return i
+    return 0
+
+
 @njit(cache=True)
 def sample_categorical(p, u):
     """Index i of the first cumulative probability above u (u ~ U[0, 1))."""

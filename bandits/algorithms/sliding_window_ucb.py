@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from bandits.algorithms.sliding_window_least_squares import window_push
-from bandits.algorithms.common import (check_delta, check_known_overrides, known_constants,
+from bandits.algorithms.common import (argmax_lowest, check_delta, check_known_overrides, known_constants,
                                        resolve_delta)
 from bandits.algorithms.tuning import (confidence_radius, karmed_radius, window_obl,
                                        window_opt)
@@ -66,6 +66,7 @@ def sw_ucb_segment(rewards, start, stop, window, lam, beta, oful, R, d, L, S, de
     buf_r = np.zeros(cap, dtype=np.float64)
     counts = np.zeros(K, dtype=np.float64)
     sums = np.zeros(K, dtype=np.float64)
+    index = np.empty(K, dtype=np.float64)
     filled = 0
     pos = 0
     total = 0.0
@@ -74,22 +75,18 @@ def sw_ucb_segment(rewards, start, stop, window, lam, beta, oful, R, d, L, S, de
     for t in range(start, stop):
         if oful:
             b = R * math.sqrt(d * math.log((1.0 + filled * L * L / lam) / delta)) + sqrt_lam_S
-        best = -np.inf
-        arm = 0
         for a in range(K):
             if pinv:
                 if counts[a] > 0:
-                    idx = sums[a] / counts[a] + b / math.sqrt(counts[a])
+                    index[a] = sums[a] / counts[a] + b / math.sqrt(counts[a])
                 elif unseen_inf:
-                    idx = np.inf
+                    index[a] = np.inf
                 else:
-                    idx = 0.0
+                    index[a] = 0.0
             else:
                 denom = lam + counts[a]
-                idx = sums[a] / denom + b / math.sqrt(denom)
-            if idx > best:
-                best = idx
-                arm = a
+                index[a] = sums[a] / denom + b / math.sqrt(denom)
+        arm = argmax_lowest(index)
         y = rewards[t, arm]
         actions[t] = arm
         total += y
@@ -131,6 +128,11 @@ def linear_sw_ucb_segment(feats, rewards, start, stop, window, lam, beta, oful, 
     bvec = np.zeros(d)
     theta = np.zeros(d)
     u = np.zeros(d)
+    index = np.empty(K)
+    tri = np.empty(d * (d + 1) // 2)
+    xt = np.empty((d, K))
+    mean = np.empty(K)
+    quad = np.empty(K)
     pos, filled, since = 0, 0, 0
     total = 0.0
     b = beta
@@ -143,23 +145,37 @@ def linear_sw_ucb_segment(feats, rewards, start, stop, window, lam, beta, oful, 
             for j in range(d):
                 s += Vinv[i, j] * bvec[j]
             theta[i] = s
+        # ||x||^2_{V^-1} = sum_i x_i^2 Vinv_ii + 2 sum_{i<j} x_i x_j Vinv_ij: the upper triangle once
+        n = 0
+        for i in range(d):
+            tri[n] = Vinv[i, i]
+            n += 1
+            for j in range(i + 1, d):
+                tri[n] = 2.0 * Vinv[i, j]
+                n += 1
         f = t if Tf > 1 else 0
-        best = -np.inf
-        arm = 0
+        # actions along the inner loops (x transposed) so the compiler vectorises across them
         for k in range(K):
-            m = 0.0
-            q = 0.0
             for i in range(d):
-                xi = feats[f, k, i]
-                m += xi * theta[i]
-                s = 0.0
-                for j in range(d):
-                    s += Vinv[i, j] * feats[f, k, j]
-                q += xi * s
-            idx = m + b * math.sqrt(max(q, 0.0))
-            if idx > best:
-                best = idx
-                arm = k
+                xt[i, k] = feats[f, k, i]
+            mean[k] = 0.0
+            quad[k] = 0.0
+        n = 0
+        for i in range(d):
+            ti = theta[i]
+            c = tri[n]
+            for k in range(K):
+                mean[k] += xt[i, k] * ti
+                quad[k] += xt[i, k] * xt[i, k] * c
+            n += 1
+            for j in range(i + 1, d):
+                c = tri[n]
+                for k in range(K):
+                    quad[k] += xt[i, k] * xt[j, k] * c
+                n += 1
+        for k in range(K):
+            index[k] = mean[k] + b * math.sqrt(max(quad[k], 0.0))
+        arm = argmax_lowest(index)
         y = rewards[t, arm]
         actions[t] = arm
         total += y

@@ -55,8 +55,10 @@ class ReferenceSWUCB:
             b += x * y
         theta = np.linalg.solve(V, b)
         Vinv = np.linalg.inv(V)
-        scores = [x @ theta + self.beta_ * math.sqrt(x @ Vinv @ x) for x in D]
-        return int(np.argmax(scores))  # argmax returns the first maximum: lowest index on ties
+        scores = np.array([x @ theta + self.beta_ * math.sqrt(x @ Vinv @ x) for x in D])
+        # ties (within 1e-12 relative, as rounding makes exact ties unreliable) go to the lowest index
+        top = scores.max()
+        return int(np.flatnonzero(scores >= top - 1e-12 * max(1.0, abs(top)))[0])
 
     def update(self, t, arm, reward):
         self.history_.append((self._actions(t)[arm], reward))
