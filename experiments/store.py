@@ -39,7 +39,7 @@ SCHEMA = pa.schema([
     ("actions", pa.list_(pa.int32())),  # every round's arm if save_actions, else null
 ])
 
-KEY_COLUMNS = ["env", "algo", "T", "trial"]
+KEY_COLUMNS = ["env", "algo", "T", "trial", "seed"]
 
 
 def _atomic_write(table: pa.Table, path: Path) -> None:
@@ -67,7 +67,7 @@ def read_cells(paths) -> pd.DataFrame:
 
 
 def merge_into_table(path: Path, new: pd.DataFrame) -> pd.DataFrame:
-    """Replace the rows of ``path`` that share (env, algo, T, trial) with ``new``'s."""
+    """Replace the rows of ``path`` that share (env, algo, T, trial, seed) with ``new``'s."""
     if path.exists() and len(new):
         old = pd.read_parquet(path)
         keep = ~old.set_index(KEY_COLUMNS).index.isin(new.set_index(KEY_COLUMNS).index)
@@ -76,7 +76,7 @@ def merge_into_table(path: Path, new: pd.DataFrame) -> pd.DataFrame:
         merged = pd.read_parquet(path)
     else:
         merged = new
-    merged = merged.sort_values(["algo", "T", "trial", "env"], kind="stable").reset_index(drop=True)
+    merged = merged.sort_values(["seed", "algo", "T", "trial", "env"], kind="stable").reset_index(drop=True)
     _atomic_write(pa.Table.from_pandas(merged, schema=SCHEMA, preserve_index=False), path)
     return merged
 

@@ -91,3 +91,23 @@ def test_experiment_configs_declare_the_paper_sweep(tmp_path, experiment):
 
 def test_experiment_rejects_a_conflicting_algo(tmp_path):
     assert_clean_error(cli("+experiment=fig2a", "algo=bob", tmp_path=tmp_path), "algos")
+
+
+@pytest.mark.parametrize("overrides,fragment", [
+    (["env=piecewise_linear", "env.d=0"], "env.d must be >= 1"),
+    (["env=piecewise_linear", "env.d=2", "env.action_set=given", "env.action_vectors=[[1,0,0]]"],
+     "dimension 3 but env.d=2"),
+    (["env=piecewise_linear", "env.action_set=fresh", "algo.window=0"], "algo.window must be >= 1"),
+    (["env=piecewise_linear", "env.action_set=fresh", "algo.lam=-1"], "algo.lam must be"),
+])
+def test_linear_bad_input(tmp_path, overrides, fragment):
+    proc = cli("algo=sw_ucb", "T=1000", "trials=1", *overrides, tmp_path=tmp_path)
+    assert proc.returncode == 2
+    assert_clean_error(proc, "error:", fragment)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_table_action_dimension_mismatch(tmp_path):
+    np.savez(tmp_path / "lin.npz", means=np.zeros((10, 3)), actions=np.ones((10, 3, 4)))
+    proc = cli("env=table", f"env.path={tmp_path}/lin.npz", "env.d=2", "T=10", tmp_path=tmp_path)
+    assert_clean_error(proc, "dimension 4 but env.d=2")

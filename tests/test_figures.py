@@ -44,3 +44,33 @@ def test_claims_of_other_figures_are_kept(tmp_path):
     figures.write_claims(tmp_path, [{"claim": "y", "figure": "fig2a", "measured": 0, "expected": 0,
                                      "verdict": "agrees"}])
     assert set(pd.read_csv(tmp_path / "claims.csv")["figure"]) == {"fig9", "fig2a"}
+
+
+def test_piecewise_figures_and_claims(tmp_path):
+    for exp in ("fig3", "fig4"):
+        runner.run(compose([f"+experiment={exp}", "trials=2", "T=2000", f"results_dir={tmp_path}"]), progress=False)
+        for seed in (0, 1):
+            runner.run(compose([f"+experiment={exp}_instances", "trials=2", "T=2000", f"seed={seed}",
+                                f"results_dir={tmp_path}"]), progress=False)
+    figures.main(["--results", str(tmp_path)])
+    for name in ("fig3a", "fig3b", "fig4a", "fig4b"):
+        for ext in ("png", "pdf", "csv"):
+            assert (tmp_path / "figures" / f"{name}.{ext}").stat().st_size > 0
+    curve = pd.read_csv(tmp_path / "figures" / "fig3b.csv")
+    assert set(curve["algo"]) == {"sw_ucb_opt", "exp3s", "bob", "sw_ucb_obl", "ucb"}
+    assert curve.groupby("algo")["t"].max().eq(2000).all()
+    claims = pd.read_csv(tmp_path / "claims.csv")
+    assert {"fig3", "fig4", "fig3_instances", "fig4_instances"} <= set(claims["figure"])
+    fig3 = claims[claims["figure"] == "fig3"]["claim"]
+    assert fig3.str.contains("UCB fails").any() and fig3.str.contains("comparable").any()
+    inst = claims[claims["figure"] == "fig3_instances"]["measured"]
+    assert inst.str.fullmatch(r"holds on \d+/2 instances").all()
+
+
+def test_curve_band_is_a_t_interval():
+    rows = pd.DataFrame({"algo": ["a", "a", "a"], "checkpoints": [[1, 2]] * 3,
+                         "regret_curve": [[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]})
+    band = figures.curve_band(rows, "regret_curve")
+    half = 4.302652729911275 * 1.0 / np.sqrt(3)  # t_{0.975, 2} * sd / sqrt(n) at t = 1
+    assert band["mean"].tolist() == [2.0, 4.0]
+    assert band["ci_high"].iloc[0] == pytest.approx(2.0 + half)
