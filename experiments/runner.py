@@ -221,6 +221,12 @@ def warm_up(algo, rewards, instance) -> None:
     _WARM.add(key)
 
 
+def public_info(info: dict) -> dict:
+    """The scalar constants of an instance, as stored with each row (arrays such as the
+    price grid or recorded prices are left out)."""
+    return {k: v for k, v in info.items() if not isinstance(v, np.ndarray)}
+
+
 def run_trial(plan_meta: dict, env, instance, T: int, trial: int, cells: list) -> list:
     """One trial: draw the rewards once, run every pending algorithm on them, write
     each finished cell. Runs in a joblib worker."""
@@ -244,7 +250,7 @@ def run_trial(plan_meta: dict, env, instance, T: int, trial: int, cells: list) -
             "final_regret": float(curves["regret"][-1]), "final_reward": float(curves["reward"][-1]),
             "wall_time_s": wall, "config_hash": cell.config_hash,
             "code_fingerprint": plan_meta["code"], "package_version": plan_meta["version"],
-            "cell_key": cell.key, "algo_params": _json(params), "env_info": _json(instance.info),
+            "cell_key": cell.key, "algo_params": _json(params), "env_info": _json(public_info(instance.info)),
             "checkpoints": ckpt.tolist(),
             "regret_curve": curves["regret"][ckpt - 1].tolist(),
             "reward_curve": curves["reward"][ckpt - 1].tolist(),

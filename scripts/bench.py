@@ -8,7 +8,8 @@ separately, in a fresh numba cache, and reported in ``compile_s``. For scale, th
 same run times a plain-Python SW-UCB policy (the user-protocol loop, with
 incremental window sums: the shape of a typical pure-Python library policy) and
 reports ``speedup`` = Python / compiled, measured in this run. The last cases time
-Figures 2 (a)+(b) and 3+4 at full paper scale with n_jobs=2, end to end through run.py.
+Figures 2 (a)+(b), 3+4 and 5 at full paper scale with n_jobs=2, end to end through
+run.py. A pricing case times one auto-loan trial (T = 5e4, 51 prices, d = 16).
 
     python scripts/bench.py [--trials 5] [--skip-figures]
 """
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bandits.algorithms import BanditOverBandit, EXP3S, SlidingWindowUCB, play  # noqa: E402
-from bandits.environments import PiecewiseLinear, Sinusoid  # noqa: E402
+from bandits.environments import AutoLoan, PiecewiseLinear, Sinusoid  # noqa: E402
 
 
 class PythonSWUCB:
@@ -115,6 +116,18 @@ def main(argv=None) -> pd.DataFrame:
         rows.append({"case": case, "ns_per_round": round(ns, 1), "rounds": args.T, "trials": args.trials,
                      "target_ns": target, "meets_target": ns <= target, "compile_s": round(compile_s, 2)})
 
+    # One pricing trial (issue 4): SW-UCB-obl on the auto-loan surrogate, T = 5e4, 51 prices, d = 16.
+    loan = AutoLoan()
+    loan.check_params(50_000)
+    loan_inst = loan.instance(50_000)
+    loan_rewards = loan.rewards(loan_inst, np.random.default_rng(0))
+    algo = SlidingWindowUCB(window="obl")
+    start = time.perf_counter()
+    algo.play(loan_rewards, loan_inst.info, None, features=loan_inst.features)
+    wall = time.perf_counter() - start
+    rows.append({"case": "pricing_sw_ucb_obl_T5e4_K51_d16 (one trial)", "ns_per_round": round(wall / 50_000 * 1e9, 1),
+                 "rounds": 50_000, "trials": 1, "wall_s": round(wall, 3)})
+
     sw = SlidingWindowUCB(window=1000)
     beta = sw.resolve(args.T, inst.info)["beta"]
     n_py = min(args.T, 20_000)
@@ -127,7 +140,7 @@ def main(argv=None) -> pd.DataFrame:
     rows[1]["speedup"] = round(py_ns / compiled, 1)
 
     if not args.skip_figures:
-        for experiments, target in ((("fig2a", "fig2b"), 180.0), (("fig3", "fig4"), 240.0)):
+        for experiments, target in ((("fig2a", "fig2b"), 180.0), (("fig3", "fig4"), 240.0), (("fig5",), 300.0)):
             with tempfile.TemporaryDirectory() as tmp:
                 start = time.perf_counter()
                 for exp in experiments:

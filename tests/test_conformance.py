@@ -43,20 +43,25 @@ def env_from_conf(name, table_file):
     return build(OmegaConf.to_container(compose(overrides).env, resolve=True), "env")[1]
 
 
-@pytest.fixture(scope="module", params=["karmed", "linear"])
+@pytest.fixture(scope="module", params=["karmed", "linear", "pricing"])
 def trial(request):
-    """A K-armed instance (basis vectors) and a linear one (fresh action sets each round)."""
-    from bandits.environments import PiecewiseLinear, Sinusoid
+    """A K-armed instance (basis vectors), a linear one (fresh action sets each round)
+    and a pricing one (the auto-loan surrogate: 51 prices, d = 16)."""
+    from bandits.environments import AutoLoan, PiecewiseLinear, Sinusoid
 
-    env = Sinusoid(B_T_exponent=1 / 3) if request.param == "karmed" else \
-        PiecewiseLinear(d=3, n_breakpoints=6, action_set="fresh", n_actions=5)
+    env = {"karmed": lambda: Sinusoid(B_T_exponent=1 / 3),
+           "linear": lambda: PiecewiseLinear(d=3, n_breakpoints=6, action_set="fresh", n_actions=5),
+           "pricing": lambda: AutoLoan()}[request.param]()
+    env.check_params(600)
     inst = env.instance(600, stream(1, 0, 600))
-    return inst, env.rewards(inst, stream(1, 1, 600, 0))
+    return request.param, inst, env.rewards(inst, stream(1, 1, 600, 0))
 
 
 @pytest.mark.parametrize("name,algo", all_algos(), ids=[n for n, _ in all_algos()])
 def test_algorithm_conformance(name, algo, trial):
-    inst, rewards = trial
+    kind, inst, rewards = trial
+    if kind not in getattr(algo, "problem_kinds", (kind,)):
+        pytest.skip(f"{name} is for {algo.problem_kinds} problems only")
     T, K = rewards.shape
     a1 = np.asarray(play(algo, rewards, inst.info, stream(7, 2), inst.features))
     a2 = np.asarray(play(algo, rewards, inst.info, stream(7, 2), inst.features))
@@ -78,9 +83,11 @@ def test_algorithm_conformance(name, algo, trial):
 
 
 def test_built_in_algorithms_do_not_mutate_rewards(trial):
-    inst, rewards = trial
+    kind, inst, rewards = trial
     before = rewards.copy()
     for _, algo in all_algos():
+        if kind not in getattr(algo, "problem_kinds", (kind,)):
+            continue
         play(algo, rewards, inst.info, stream(3), inst.features)
     np.testing.assert_array_equal(rewards, before)
 
@@ -96,7 +103,8 @@ def test_environment_conformance(name, table_file):
     assert inst.means.shape[0] == T and inst.means.shape[1] >= 2 and np.isfinite(inst.means).all()
     for key in ("R", "L", "S", "B_T", "d", "variation_inf", "variation_l2"):
         assert key in inst.info
-    assert inst.info["S"] >= np.sqrt((inst.means ** 2).sum(axis=1)).max() - 1e-12
+    if not inst.info.get("linear"):  # K arms: theta_t is the row of means
+        assert inst.info["S"] >= np.sqrt((inst.means ** 2).sum(axis=1)).max() - 1e-12
     assert inst.info["variation_inf"] >= 0 and inst.info["variation_l2"] >= inst.info["variation_inf"] - 1e-12
     r1 = env.rewards(inst, stream(0, 1, T, 0))
     r2 = env.rewards(inst, stream(0, 1, T, 0))

@@ -14,6 +14,8 @@ Alg. 2 line by line:
 * line 6: SW-UCB (same kernels and options as ``sw_ucb``) restarted from scratch
   for the block's rounds with window w_i.
 * line 7: eq. (14): log s_{j_i} += gamma / ((Delta+1) p_{j_i,i}) * (1/2 + sum Y / Q).
+  Q uses nu = the environment's ``reward_bound`` (Lemma 7.4's general form; nu = 1,
+  the paper's normalisation, for every synthetic environment here).
 
 Choices the paper leaves open (spec §5), each a config key:
 
@@ -89,7 +91,7 @@ class BanditOverBandit:
         if info.get("linear") and self.estimator == "pinv":
             raise ConfigError("algo.estimator=pinv is for K arms; use estimator=ridge with linear action sets.")
         setting = self.setting if self.setting != "auto" else ("linear" if info.get("linear") else "karmed")
-        bp = bob_parameters(T, c["d"], c["R"], setting)
+        bp = bob_parameters(T, c["d"], c["R"], setting, float(info.get("reward_bound", 1.0)))
         bp["setting"] = setting
         horizon = T if self.base_horizon == "T" else bp["H"]
         delta = resolve_delta(self.delta, horizon)

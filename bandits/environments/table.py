@@ -140,7 +140,7 @@ class Table:
                 "linear": actions is not None,
                 "S": float(self.S) if self.S is not None else (
                     float(np.sqrt((means ** 2).sum(axis=1)).max()) if actions is None else 1.0),
-                "reward_bound": float(np.abs(means).max()), "synthetic": False}
+                "reward_bound": max(1.0, float(np.abs(means).max())), "synthetic": False}
         info.update(variation(means))
         info["B_T"] = float(self.B_T) if self.B_T is not None else info["variation_inf"]
         return Instance(means=means, info=info, rewards=rewards, features=actions)
