@@ -78,7 +78,12 @@ def loglog_figure(rows: pd.DataFrame, fig_name: str, title: str, theory: dict, o
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(True, which="both", alpha=0.3)
-    fig.text(0.99, 0.01, f"bands: 95% t-interval over {n} trials", ha="right", va="bottom", fontsize=7)
+    return save_figure(fig, data, out_dir, fig_name, f"bands: 95% t-interval over {n} trials")
+
+
+def save_figure(fig, data: pd.DataFrame, out_dir: Path, fig_name: str, footer: str) -> pd.DataFrame:
+    """Footer, PNG + PDF, and the exact numbers plotted as CSV."""
+    fig.text(0.99, 0.01, footer, ha="right", va="bottom", fontsize=7)
     fig.tight_layout()
     out_dir.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "pdf"):
@@ -192,15 +197,7 @@ def curve_figure(rows: pd.DataFrame, fig_name: str, column: str, ylabel: str, ti
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     n = int(data["trials"].min())
-    fig.text(0.99, 0.01, f"bands: 95% t-interval over {n} trials (one instance, noise varies)", ha="right",
-             va="bottom", fontsize=7)
-    fig.tight_layout()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for ext in ("png", "pdf"):
-        fig.savefig(out_dir / f"{fig_name}.{ext}", dpi=150)
-    plt.close(fig)
-    data.to_csv(out_dir / f"{fig_name}.csv", index=False)
-    return data
+    return save_figure(fig, data, out_dir, fig_name, f"bands: 95% t-interval over {n} trials (one instance, noise varies)")
 
 
 # "Comparable" cumulative reward: within 10% of EXP3.S's. "Much better": UCB's regret relative

@@ -92,17 +92,18 @@ def window_push(x, y, buf_x, buf_y, pos, filled, since, lam, V, Vinv, bvec, u):
 
 
 @njit(cache=True)
+def window_state(cap, d, lam):
+    """Empty window: buffers (cap x d, cap), V = lambda I, V^{-1}, b = 0, scratch u."""
+    return np.zeros((cap, d)), np.zeros(cap), lam * np.eye(d), np.eye(d) / lam, np.zeros(d), np.zeros(d)
+
+
+@njit(cache=True)
 def window_least_squares(X, Y, window, lam):
     """Run the incremental estimator over all rows of (X, Y); return theta_hat and V^{-1}
     for the last ``window`` rows (used by the tests against a direct solve)."""
     n, d = X.shape
     cap = max(1, min(window, n))
-    buf_x = np.zeros((cap, d))
-    buf_y = np.zeros(cap)
-    V = lam * np.eye(d)
-    Vinv = np.eye(d) / lam
-    bvec = np.zeros(d)
-    u = np.zeros(d)
+    buf_x, buf_y, V, Vinv, bvec, u = window_state(cap, d, lam)
     pos, filled, since = 0, 0, 0
     for t in range(n):
         pos, filled, since = window_push(X[t], Y[t], buf_x, buf_y, pos, filled, since, lam, V, Vinv, bvec, u)

@@ -43,7 +43,7 @@ import math
 import numpy as np
 from numba import njit
 
-from bandits.algorithms.sliding_window_least_squares import window_push
+from bandits.algorithms.sliding_window_least_squares import window_push, window_state
 from bandits.algorithms.common import (argmax_lowest, check_delta, check_known_overrides, known_constants,
                                        resolve_delta)
 from bandits.algorithms.tuning import (confidence_radius, karmed_radius, window_obl,
@@ -121,13 +121,8 @@ def linear_sw_ucb_segment(feats, rewards, start, stop, window, lam, beta, oful, 
     K = rewards.shape[1]
     Tf = feats.shape[0]
     cap = max(1, min(window, stop - start))
-    buf_x = np.zeros((cap, d))
-    buf_y = np.zeros(cap)
-    V = lam * np.eye(d)
-    Vinv = np.eye(d) / lam
-    bvec = np.zeros(d)
+    buf_x, buf_y, V, Vinv, bvec, u = window_state(cap, d, lam)
     theta = np.zeros(d)
-    u = np.zeros(d)
     index = np.empty(K)
     tri = np.empty(d * (d + 1) // 2)
     xt = np.empty((d, K))
