@@ -19,7 +19,7 @@ endif
 .PHONY: install test figures experiments plots bench clean-runs
 
 install:
-	$(PYTHON) -m pip install -e ".[dev]"
+	$(PYTHON) -m pip install -e ".[dev,vw]"
 
 test:
 	$(PYTHON) -m pytest
@@ -28,6 +28,7 @@ experiments:
 	@for exp in $(EXPERIMENTS); do \
 		$(PYTHON) run.py +experiment=$$exp $(SCALE_ARGS) || exit $$?; \
 	done
+	$(PYTHON) run.py -m +experiment=ctx_baselines env.n_pieces=1,5 $(SCALE_ARGS)
 	@for exp in $(INSTANCE_EXPERIMENTS); do \
 		$(PYTHON) run.py -m +experiment=$$exp "seed=$(SEEDS)" $(SCALE_ARGS) || exit $$?; \
 	done

@@ -10,6 +10,10 @@ class ConfigError(ValueError):
     """Bad user input (config value, data file). Raised before any work starts."""
 
 
+class Unavailable(ConfigError):
+    """An optional dependency is missing: the runner skips the algorithm with a notice."""
+
+
 def require_int(name: str, value, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, float) and value.is_integer():

@@ -29,7 +29,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from tqdm.auto import tqdm
 
 from bandits.algorithms.protocol import is_protocol_policy, play
-from bandits.errors import ConfigError, require_int
+from bandits.errors import ConfigError, Unavailable, require_int
 from experiments import store
 from experiments.fingerprint import code_fingerprint, package_version, stable_hash
 from experiments.summary import summarize
@@ -156,8 +156,14 @@ def make_plan(cfg: DictConfig) -> Plan:
     algos = {}
     for key, spec in algo_cfgs.items():
         spec = {**spec, "name": key}  # the key under `algos` is the label in tables and figures
-        name, obj = build(spec, "algo")
+        try:
+            name, obj = build(spec, "algo")
+        except Unavailable as exc:
+            print(f"note: {key}: {exc}")
+            continue
         algos[name] = (obj, spec)
+    if not algos:
+        raise ConfigError("no algorithm left to run (see the notes above).")
 
     plan = Plan(experiment, env_name, env, env_cfg, seed, trials, Ts, n_jobs, save_actions,
                 Path(cfg.get("results_dir", "results")))
@@ -180,14 +186,16 @@ def make_plan(cfg: DictConfig) -> Plan:
 
 # ----------------------------------------------------------------------------- running
 
-def evaluate(means: np.ndarray, rewards: np.ndarray, actions: np.ndarray) -> dict:
-    """Cumulative dynamic pseudo-regret (from expected rewards) and realised reward."""
+def evaluate(means: np.ndarray, rewards: np.ndarray, actions: np.ndarray, optimal: np.ndarray | None = None) -> dict:
+    """Cumulative dynamic pseudo-regret (from expected rewards, against ``optimal`` or the
+    best action of each round) and realised reward."""
     T, K = means.shape
     if actions.shape != (T,) or actions.min() < 0 or actions.max() >= K:
         raise RuntimeError(f"algorithm returned invalid actions (shape {actions.shape}, range "
                            f"[{actions.min()}, {actions.max()}], K={K})")
     rounds = np.arange(T)
-    regret = np.cumsum(means.max(axis=1) - means[rounds, actions])
+    best = means.max(axis=1) if optimal is None else optimal
+    regret = np.cumsum(best - means[rounds, actions])
     reward = np.cumsum(rewards[rounds, actions])
     return {"regret": regret, "reward": reward}
 
@@ -241,7 +249,7 @@ def run_trial(plan_meta: dict, env, instance, T: int, trial: int, cells: list) -
         start = time.perf_counter()
         actions = np.asarray(play(algo, rewards, instance.info, rng, instance.features), dtype=np.int64)
         wall = time.perf_counter() - start
-        curves = evaluate(instance.means, rewards, actions)
+        curves = evaluate(instance.means, rewards, actions, instance.optimal)
         params = {k: v for k, v in cell.algo_cfg.items() if k != "name"}
         params["derived"] = getattr(algo, "derived_", {})
         row = {

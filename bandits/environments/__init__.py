@@ -1,9 +1,10 @@
 """Environments. Each has ``check_params(T)``, ``instance(T, rng)`` and ``rewards(instance, rng)``."""
 
 from bandits.environments.autoloan import AutoLoan
+from bandits.environments.drifting_contextual import DriftingContextual
 from bandits.environments.base import Instance, gaussian_rewards, variation
 from bandits.environments.piecewise_linear import PiecewiseLinear
 from bandits.environments.sinusoid import Sinusoid
 from bandits.environments.table import Table, load_table
 
-__all__ = ["AutoLoan", "Instance", "PiecewiseLinear", "Sinusoid", "Table", "gaussian_rewards", "load_table", "variation"]
+__all__ = ["AutoLoan", "DriftingContextual", "Instance", "PiecewiseLinear", "Sinusoid", "Table", "gaussian_rewards", "load_table", "variation"]

@@ -28,6 +28,9 @@ class Instance:
     # Linear problems: the action sets D_t as feature vectors, (T, K, d), or (1, K, d) when
     # the same set is offered every round. None means the K arms are the basis vectors e_1..e_K.
     features: np.ndarray | None = None
+    # Expected reward of the comparator at each round when it is not the best action of the
+    # round (contextual problems: the best policy in the class); None means means.max(axis=1).
+    optimal: np.ndarray | None = None
     # Arrays only the environment uses (never shown to algorithms), e.g. acceptance probabilities.
     extras: dict = field(default_factory=dict)
 
