@@ -43,15 +43,23 @@ def env_from_conf(name, table_file):
     return build(OmegaConf.to_container(compose(overrides).env, resolve=True), "env")[1]
 
 
-@pytest.fixture(scope="module", params=["karmed", "linear", "pricing"])
+DEFAULT_KINDS = ("karmed", "linear", "pricing")
+
+
+def kinds(algo):
+    return getattr(algo, "problem_kinds", DEFAULT_KINDS)
+
+
+@pytest.fixture(scope="module", params=["karmed", "linear", "pricing", "contextual"])
 def trial(request):
     """A K-armed instance (basis vectors), a linear one (fresh action sets each round)
     and a pricing one (the auto-loan surrogate: 51 prices, d = 16)."""
-    from bandits.environments import AutoLoan, PiecewiseLinear, Sinusoid
+    from bandits.environments import AutoLoan, DriftingContextual, PiecewiseLinear, Sinusoid
 
     env = {"karmed": lambda: Sinusoid(B_T_exponent=1 / 3),
            "linear": lambda: PiecewiseLinear(d=3, n_breakpoints=6, action_set="fresh", n_actions=5),
-           "pricing": lambda: AutoLoan()}[request.param]()
+           "pricing": lambda: AutoLoan(),
+           "contextual": lambda: DriftingContextual(K=3, d=4, n_pieces=3, n_policies=40)}[request.param]()
     env.check_params(600)
     inst = env.instance(600, stream(1, 0, 600))
     return request.param, inst, env.rewards(inst, stream(1, 1, 600, 0))
@@ -60,8 +68,8 @@ def trial(request):
 @pytest.mark.parametrize("name,algo", all_algos(), ids=[n for n, _ in all_algos()])
 def test_algorithm_conformance(name, algo, trial):
     kind, inst, rewards = trial
-    if kind not in getattr(algo, "problem_kinds", (kind,)):
-        pytest.skip(f"{name} is for {algo.problem_kinds} problems only")
+    if kind not in kinds(algo):
+        pytest.skip(f"{name} is for {kinds(algo)} problems only")
     T, K = rewards.shape
     a1 = np.asarray(play(algo, rewards, inst.info, stream(7, 2), inst.features))
     a2 = np.asarray(play(algo, rewards, inst.info, stream(7, 2), inst.features))
@@ -70,14 +78,15 @@ def test_algorithm_conformance(name, algo, trial):
     assert a1.min() >= 0 and a1.max() < K
     # same seed, same trajectory
     np.testing.assert_array_equal(a1, a2)
-    curves = evaluate(inst.means, rewards, a1)
+    curves = evaluate(inst.means, rewards, a1, inst.optimal)
     # no NaN, regret >= 0 and non-decreasing (pseudo-regret against the per-round optimum)
     assert np.isfinite(curves["regret"]).all() and np.isfinite(curves["reward"]).all()
     assert curves["regret"][0] >= 0 and (np.diff(curves["regret"]) >= -1e-12).all()
     # reward accounting matches the environment: realised = sum of the chosen arms' rewards,
     # expected reward + regret = sum of the per-round optimum
     assert curves["reward"][-1] == pytest.approx(rewards[np.arange(T), a1].sum(), rel=1e-12)
-    assert inst.means[np.arange(T), a1].sum() + curves["regret"][-1] == pytest.approx(inst.means.max(axis=1).sum())
+    best = inst.means.max(axis=1) if inst.optimal is None else inst.optimal
+    assert inst.means[np.arange(T), a1].sum() + curves["regret"][-1] == pytest.approx(best.sum())
     # no policy can lose more than the worst arm every round
     assert curves["regret"][-1] <= (inst.means.max(axis=1) - inst.means.min(axis=1)).sum() + 1e-9
 
@@ -86,7 +95,7 @@ def test_built_in_algorithms_do_not_mutate_rewards(trial):
     kind, inst, rewards = trial
     before = rewards.copy()
     for _, algo in all_algos():
-        if kind not in getattr(algo, "problem_kinds", (kind,)):
+        if kind not in kinds(algo):
             continue
         play(algo, rewards, inst.info, stream(3), inst.features)
     np.testing.assert_array_equal(rewards, before)
@@ -101,18 +110,25 @@ def test_environment_conformance(name, table_file):
     again = env.instance(T, stream(0, 0, T))
     np.testing.assert_array_equal(inst.means, again.means)
     assert inst.means.shape[0] == T and inst.means.shape[1] >= 2 and np.isfinite(inst.means).all()
-    for key in ("R", "L", "S", "B_T", "d", "variation_inf", "variation_l2"):
-        assert key in inst.info
-    if not inst.info.get("linear"):  # K arms: theta_t is the row of means
-        assert inst.info["S"] >= np.sqrt((inst.means ** 2).sum(axis=1)).max() - 1e-12
-    assert inst.info["variation_inf"] >= 0 and inst.info["variation_l2"] >= inst.info["variation_inf"] - 1e-12
+    if inst.info.get("contextual"):
+        for key in ("S_switches", "Delta_TV", "policy_actions", "contexts", "optimal_policy"):
+            assert key in inst.info
+        assert inst.optimal is not None and inst.optimal.shape == (T,)
+        assert inst.info["policy_actions"].shape == (T, inst.info["n_policies"])
+    else:
+        for key in ("R", "L", "S", "B_T", "d", "variation_inf", "variation_l2"):
+            assert key in inst.info
+        if not inst.info.get("linear"):  # K arms: theta_t is the row of means
+            assert inst.info["S"] >= np.sqrt((inst.means ** 2).sum(axis=1)).max() - 1e-12
+        assert inst.info["variation_inf"] >= 0 and inst.info["variation_l2"] >= inst.info["variation_inf"] - 1e-12
     r1 = env.rewards(inst, stream(0, 1, T, 0))
     r2 = env.rewards(inst, stream(0, 1, T, 0))
     np.testing.assert_array_equal(r1, r2)
     assert r1.shape == inst.means.shape and np.isfinite(r1).all()
     # noise is centred on the means: mean residual within 5 standard errors
     resid = (r1 - inst.means).ravel()
-    assert abs(resid.mean()) <= 5 * max(inst.info["R"], 1e-12) / np.sqrt(resid.size) + 1e-12
+    sd = inst.info.get("R", 0.5)  # Bernoulli rewards: sd <= 1/2
+    assert abs(resid.mean()) <= 5 * max(sd, 1e-12) / np.sqrt(resid.size) + 1e-12
 
 
 def test_sinusoid_is_the_paper_formula():

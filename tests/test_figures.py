@@ -75,3 +75,16 @@ def test_curve_band_is_a_t_interval():
     half = 4.302652729911275 * 1.0 / np.sqrt(3)  # t_{0.975, 2} * sd / sqrt(n) at t = 1
     assert band["mean"].tolist() == [2.0, 4.0]
     assert band["ci_high"].iloc[0] == pytest.approx(2.0 + half)
+
+
+def test_ctx_baselines_figures_and_claims(tmp_path):
+    for pieces in (1, 5):
+        rows = runner.run(compose(["+experiment=ctx_baselines", f"env.n_pieces={pieces}", "env.n_policies=30",
+                                   "T=3000", "trials=2", "n_jobs=1", "~algos.vw_cover",
+                                   f"results_dir={tmp_path}"]), progress=False)
+        assert {"iltcb", "oracle_restart", "epsilon_greedy", "exp4"} <= set(rows["algo"])
+    figures.main(["--results", str(tmp_path)])
+    for name in ("ctx_baselines_S1", "ctx_baselines_S5"):
+        assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 0
+    claims = pd.read_csv(tmp_path / "claims.csv")
+    assert set(claims["figure"]) == {"ctx_baselines_S1", "ctx_baselines_S5"}

@@ -79,6 +79,8 @@ def _exp4(pred, rewards, gamma, u, actions):
 
 
 class EpsilonGreedy:
+    problem_kinds = ("contextual",)
+
     def __init__(self, epsilon: float = 0.05):
         self.epsilon = epsilon
 
@@ -98,6 +100,8 @@ class EpsilonGreedy:
 
 
 class Exp4:
+    problem_kinds = ("contextual",)
+
     def __init__(self, gamma: float | None = None):
         self.gamma = gamma
 

@@ -50,6 +50,8 @@ def nu_j(j: int, K: int, C0: float, L: int) -> float:
 
 
 class ILTCB:
+    problem_kinds = ("contextual",)
+
     def __init__(self, preset: str = "practical", delta: float = 0.05, C_scale: float | None = None,
                  C0_scale: float | None = None, restart_at_changes: bool = False):
         self.preset = preset

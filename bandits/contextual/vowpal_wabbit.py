@@ -36,6 +36,8 @@ def available() -> bool:
 
 
 class VowpalWabbit:
+    problem_kinds = ("contextual",)
+
     def __init__(self, explore: str = "epsilon", epsilon: float = 0.05, cover: int = 4, extra: str = ""):
         self.explore = explore
         self.epsilon = epsilon

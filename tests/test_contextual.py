@@ -1,0 +1,201 @@
+"""Contextual bandits: the environment, the oracles, the OP solver, ILTCB and the
+baselines (ada paper; Agarwal et al. 2014)."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from bandits.contextual.baselines import EpsilonGreedy, Exp4
+from bandits.contextual.iltcb import ILTCB, constants, nu_j
+from bandits.contextual.op_solver import check_constraints, iteration_bound, solve_op
+from bandits.contextual.policy_class import FinitePolicyClass, LinearPolicyClass, PrefixValues
+from bandits.environments import DriftingContextual, Sinusoid
+from bandits.environments.drifting_contextual import reward_tv
+from bandits.errors import ConfigError
+
+
+@pytest.fixture(scope="module")
+def switching():
+    env = DriftingContextual(K=4, d=5, n_pieces=3, n_policies=60)
+    inst = env.instance(3000, np.random.default_rng(0))
+    return env, inst
+
+
+def test_environment_pieces_and_bayes_policies(switching):
+    env, inst = switching
+    assert inst.info["S_switches"] == 3 and list(inst.info["change_points"]) == [1000, 2000]
+    pred = inst.info["policy_actions"]
+    opt = inst.info["optimal_policy"]
+    # the optimal policy of each piece is in the class and is Bayes-optimal there
+    np.testing.assert_array_equal(pred[np.arange(3000), opt], inst.means.argmax(axis=1))
+    assert len(set(opt[:1000])) == 1 and opt[0] != opt[1500]
+    r = env.rewards(inst, np.random.default_rng(1))
+    assert set(np.unique(r)) <= {0.0, 1.0}
+    assert inst.info["Delta_TV"] > 0
+
+
+def test_stationary_instance_has_no_variation():
+    inst = DriftingContextual(K=3, d=3, n_pieces=1, n_policies=10).instance(500, np.random.default_rng(0))
+    assert inst.info["S_switches"] == 1 and inst.info["Delta_TV"] == 0.0
+
+
+def test_reward_tv_by_hand():
+    p, q = np.array([[0.3]]), np.array([[0.5]])
+    assert reward_tv(p, q) == pytest.approx(2 * 0.2)  # |0.3-0.5| + |0.7-0.5|
+    p2, q2 = np.array([[0.2, 0.6]]), np.array([[0.4, 0.6]])
+    by_hand = sum(abs(np.prod([pa if b else 1 - pa for pa, b in zip(p2[0], bits)])
+                      - np.prod([qa if b else 1 - qa for qa, b in zip(q2[0], bits)]))
+                  for bits in itertools.product((0, 1), repeat=2))
+    assert reward_tv(p2, q2) == pytest.approx(by_hand)
+
+
+def test_drifting_mode_reports_variation_and_best_policy():
+    env = DriftingContextual(K=3, d=4, mode="drifting", n_policies=50, eval_points=20, mc_contexts=200)
+    inst = env.instance(2000, np.random.default_rng(3))
+    assert inst.info["Delta_TV"] > 0 and inst.optimal.shape == (2000,)
+    assert len(set(inst.info["optimal_policy"])) > 1
+
+
+@pytest.mark.parametrize("kwargs,fragment", [
+    ({"K": 1}, "env.K must be >= 2"),
+    ({"n_pieces": 8, "n_policies": 5}, "smaller than the 8 stationary pieces"),
+])
+def test_environment_bad_input(kwargs, fragment):
+    with pytest.raises(ConfigError, match=fragment):
+        DriftingContextual(**kwargs).check_params(1000)
+
+
+def test_rewards_outside_unit_interval_are_refused():
+    env = Sinusoid()
+    inst = env.instance(100)
+    r = env.rewards(inst, np.random.default_rng(0)) + 1.0
+    info = {**inst.info, "policy_actions": np.zeros((100, 3), dtype=np.int16)}
+    with pytest.raises(ConfigError, match=r"rewards in \[0, 1\]"):
+        ILTCB().play(r, info, np.random.default_rng(0))
+
+
+def test_finite_oracle_is_exact_and_counts_calls(switching):
+    _, inst = switching
+    pc = FinitePolicyClass(inst.info["policy_actions"], 4)
+    rows = np.arange(100, 400)
+    reward = np.random.default_rng(0).random((300, 4))
+    brute = [sum(reward[i, pc.pred[t, n]] for i, t in enumerate(rows)) for n in range(pc.size)]
+    assert pc.oracle(rows, reward) == int(np.argmax(brute)) and pc.calls_ == 1
+    np.testing.assert_allclose(pc.scores(rows, reward), brute, rtol=1e-12)
+
+
+def test_prefix_sums_match_direct_sums(switching):
+    _, inst = switching
+    pc = FinitePolicyClass(inst.info["policy_actions"], 4)
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 4, 3000)
+    w = rng.random(3000) * (rng.random(3000) < 0.5) * 4
+    pv = PrefixValues(pc, a, w, stride=64)
+    pv.extend(3000)
+    for s, e in [(0, 3000), (5, 6), (63, 129), (1000, 2999), (700, 700)]:
+        direct = np.array([(w[s:e] * (pc.pred[s:e, n] == a[s:e])).sum() for n in range(pc.size)])
+        np.testing.assert_allclose(pv.interval(s, e), direct, rtol=1e-12, atol=1e-12)
+
+
+def test_linear_class_oracle_fits_per_action_regression():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((500, 3))
+    W = rng.standard_normal((4, 3))
+    reward = X @ W.T
+    lc = LinearPolicyClass(X, 4, ridge=1e-9)
+    p = lc.oracle(np.arange(500), reward)
+    np.testing.assert_array_equal(lc.predict(p, np.arange(500)), (X @ W.T).argmax(axis=1))
+
+
+@pytest.mark.parametrize("seed,nu,C", [(0, 0.01, 1.2e7), (1, 0.05, 1.0), (2, 0.002, 100.0), (3, 0.25, 0.01)])
+def test_op_solution_satisfies_both_constraints(switching, seed, nu, C):
+    _, inst = switching
+    pc = FinitePolicyClass(inst.info["policy_actions"], 4)
+    rng = np.random.default_rng(seed)
+    T = 3000
+    a = rng.integers(0, 4, T)
+    p = rng.uniform(0.1, 0.7, T)
+    w = (rng.random(T) < inst.means[np.arange(T), a]) / p
+    rows = np.arange(200, 2600)
+    res = solve_op(pc, rows, a, w, nu, C)
+    c1, c2 = check_constraints(pc, res, rows, a, w, nu, C)
+    assert c1 <= 1e-9 and c2 <= 1e-7
+    assert res.converged and res.iterations <= iteration_bound(4, nu)
+    assert abs(sum(res.weights) - 1) < 1e-12 and min(res.weights) >= 0
+
+
+@pytest.mark.parametrize("nu", [0.0, -0.1, 0.3, "x"])
+def test_op_refuses_nu_outside_range(switching, nu):
+    _, inst = switching
+    pc = FinitePolicyClass(inst.info["policy_actions"], 4)
+    with pytest.raises(ConfigError, match=r"nu .* must lie in \(0, 1/K\]"):
+        solve_op(pc, np.arange(10), np.zeros(3000, int), np.zeros(3000), nu, 1.0)
+
+
+def test_iltcb_constants_follow_algorithm_1():
+    c = constants(10 ** 5, 5, 500, 0.05)
+    assert c["C0"] == pytest.approx(math.log(8 * 1e15 * 500 ** 2 / 0.05))
+    assert c["L"] == math.ceil(4 * 5 * c["C0"])
+    nu0 = nu_j(0, 5, c["C0"], c["L"])
+    assert 1 / 20 <= nu0 <= 1 / 10  # nu_0 in [1/(4K), 1/(2K)] (ada, proof of Lemma 17)
+    assert nu_j(2, 5, c["C0"], c["L"]) == pytest.approx(nu0 / 2)
+
+
+def test_iltcb_block_schedule_and_oracle_restart(switching):
+    env, inst = switching
+    r = env.rewards(inst, np.random.default_rng(1))
+    algo = ILTCB(C0_scale=0.05)
+    algo.play(r, inst.info, np.random.default_rng(2))
+    L = algo.derived_["L"]
+    blocks = [0] + [L * 2 ** j for j in range(20) if L * 2 ** j < 3000]
+    assert algo.derived_["n_blocks"] == len(blocks)
+    assert len(algo.derived_["op_iterations"]) == len(blocks) - 1  # one OP per block start j >= 1
+    assert algo.derived_["epochs"] == [0]
+    oracle = ILTCB(C0_scale=0.05, restart_at_changes=True)
+    oracle.play(r, inst.info, np.random.default_rng(2))
+    assert oracle.derived_["epochs"] == [0, 1000, 2000]
+
+
+def test_epsilon_one_is_uniform_play(switching):
+    env, inst = switching
+    r = env.rewards(inst, np.random.default_rng(1))
+    a = EpsilonGreedy(epsilon=1.0).play(r, inst.info, np.random.default_rng(4))
+    rng = np.random.default_rng(4)
+    rng.random(3000)
+    np.testing.assert_array_equal(a, np.minimum((rng.random(3000) * 4).astype(int), 3))
+
+
+def test_exp4_matches_a_transcription_of_auer_fig5(switching):
+    env, inst = switching
+    r = env.rewards(inst, np.random.default_rng(1))[:400]
+    info = {**inst.info, "policy_actions": inst.info["policy_actions"][:400]}
+    got = Exp4(gamma=0.1).play(r, info, np.random.default_rng(5))
+    u = np.random.default_rng(5).random(400)
+    pred = info["policy_actions"]
+    w = np.ones(pred.shape[1])
+    for t in range(400):
+        p = np.full(4, 0.1 / 4)
+        np.add.at(p, pred[t], 0.9 * w / w.sum())
+        a = min(int(np.searchsorted(np.cumsum(p), u[t], side="right")), 3)
+        assert got[t] == a
+        w = w * np.exp(0.1 * (pred[t] == a) * r[t, a] / p[a] / 4)
+
+
+def test_vw_bridge_runs_on_a_tiny_problem(switching):
+    pytest.importorskip("vowpalwabbit")
+    from bandits.contextual.vowpal_wabbit import VowpalWabbit
+
+    env, inst = switching
+    r = env.rewards(inst, np.random.default_rng(1))[:300]
+    info = {**inst.info, "contexts": inst.info["contexts"][:300]}
+    for explore in ("epsilon", "cover"):
+        algo = VowpalWabbit(explore=explore)
+        algo.check_params()
+        a1 = algo.play(r, info, np.random.default_rng(6))
+        a2 = VowpalWabbit(explore=explore).play(r, info, np.random.default_rng(6))
+        assert a1.shape == (300,) and a1.min() >= 0 and a1.max() < 4
+        np.testing.assert_array_equal(a1, a2)
+    lines = VowpalWabbit.example(np.array([0.5, -1.0]), 3, (1, 0.0, 0.25))
+    assert lines == ["shared |s 0:0.5 1:-1", "|a a0", "0:0:0.25 |a a1", "|a a2"]
