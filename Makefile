@@ -1,10 +1,21 @@
-# make install | make test | make figures [SCALE=quick] | make bench
+# make install | make test | make figures [SCALE=quick] [CTX_SCALE=paper] | make bench
 PYTHON ?= python
 SCALE ?= full
 EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4 fig5
 # Sweeps over random instances (one root seed each): are the Fig. 3/4 claims instance-specific?
 INSTANCE_EXPERIMENTS := fig3_instances fig4_instances
 SEEDS := range(10)
+
+# Contextual experiments (C1-C3, ours): quick horizons by default; CTX_SCALE=paper for T up to 1e5.
+CTX_EXPERIMENTS := ctx_switch ctx_switch_growing ctx_drift
+CTX_SCALE ?= quick
+ifeq ($(CTX_SCALE),paper)
+CTX_ARGS := "T=[10000,30000,100000]"
+CTX_DELAY_ARGS := T=100000
+else
+CTX_ARGS :=
+CTX_DELAY_ARGS :=
+endif
 
 ifeq ($(SCALE),quick)
 # Smoke-test scale: 5 trials, three horizons, separate folder so shipped results stay intact.
@@ -29,6 +40,10 @@ experiments:
 		$(PYTHON) run.py +experiment=$$exp $(SCALE_ARGS) || exit $$?; \
 	done
 	$(PYTHON) run.py -m +experiment=ctx_baselines env.n_pieces=1,5 $(SCALE_ARGS)
+	@for exp in $(CTX_EXPERIMENTS); do \
+		$(PYTHON) run.py +experiment=$$exp $(CTX_ARGS) $(SCALE_ARGS) || exit $$?; \
+	done
+	$(PYTHON) run.py -m +experiment=ctx_delay env.shift=0.25,0.5,1.0 $(CTX_DELAY_ARGS) $(SCALE_ARGS)
 	@for exp in $(INSTANCE_EXPERIMENTS); do \
 		$(PYTHON) run.py -m +experiment=$$exp "seed=$(SEEDS)" $(SCALE_ARGS) || exit $$?; \
 	done

@@ -263,6 +263,7 @@ def run_trial(plan_meta: dict, env, instance, T: int, trial: int, cells: list) -
             "regret_curve": curves["regret"][ckpt - 1].tolist(),
             "reward_curve": curves["reward"][ckpt - 1].tolist(),
             "actions": actions.astype(np.int32).tolist() if plan_meta["save_actions"] else None,
+            "events": _json(algo.events_) if hasattr(algo, "events_") else None,
         }
         store.write_cell(cell.path, row)
         written.append(cell.key)

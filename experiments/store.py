@@ -37,6 +37,7 @@ SCHEMA = pa.schema([
     ("regret_curve", pa.list_(pa.float64())),  # cumulative dynamic (pseudo-)regret at checkpoints
     ("reward_curve", pa.list_(pa.float64())),  # cumulative realised reward at checkpoints
     ("actions", pa.list_(pa.int32())),  # every round's arm if save_actions, else null
+    ("events", pa.string()),  # JSON: an algorithm's events (Ada-ILTCB+: blocks, replays, restarts), else null
 ])
 
 KEY_COLUMNS = ["env", "algo", "T", "trial", "seed"]

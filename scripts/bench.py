@@ -160,14 +160,24 @@ def main(argv=None) -> pd.DataFrame:
                      "rounds": args.T, "trials": 1, "wall_s": round(wall, 2), "target_wall_s": 120.0,
                      "meets_target": wall <= 120.0, "oracle_calls": algo.derived_["oracle_calls"]})
 
+    from bandits.contextual.ada_iltcb_plus import AdaILTCBPlus
+    for preset in ("practical", "theory"):
+        algo = AdaILTCBPlus(preset=preset)
+        start = time.perf_counter()
+        algo.play(ctx_rewards, ctx_inst.info, np.random.default_rng(3))
+        wall = time.perf_counter() - start
+        rows.append({"case": f"ada_iltcb_plus_trial_T1e5_K5_N500 ({preset})", "rounds": args.T, "trials": 1,
+                     "ns_per_round": round(wall / args.T * 1e9, 1), "wall_s": round(wall, 2), "target_wall_s": 180.0,
+                     "meets_target": wall <= 180.0, "oracle_calls": algo.derived_["oracle_calls"]})
     for T_small in (10_000, 30_000):  # oracle calls against T (the T = 1e5 rows are above)
         small = ctx.instance(T_small, np.random.default_rng(0))
         small_rewards = ctx.rewards(small, np.random.default_rng(1))
         for preset in ("practical", "theory"):
-            algo = ILTCB(preset=preset)
-            algo.play(small_rewards, small.info, np.random.default_rng(3))
-            rows.append({"case": f"iltcb_oracle_calls_T{T_small} ({preset})", "rounds": T_small, "trials": 1,
-                         "oracle_calls": algo.derived_["oracle_calls"]})
+            for cls, label in ((ILTCB, "iltcb"), (AdaILTCBPlus, "ada_iltcb_plus")):
+                algo = cls(preset=preset)
+                algo.play(small_rewards, small.info, np.random.default_rng(3))
+                rows.append({"case": f"{label}_oracle_calls_T{T_small} ({preset})", "rounds": T_small, "trials": 1,
+                             "oracle_calls": algo.derived_["oracle_calls"]})
 
     sw = SlidingWindowUCB(window=1000)
     beta = sw.resolve(args.T, inst.info)["beta"]

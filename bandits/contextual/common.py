@@ -40,3 +40,32 @@ def play_smoothed(pred, support, weights, nu, rewards, u, start, stop, actions, 
                 break
         actions[t] = a_t
         probs[t] = p[a_t]
+
+
+@njit(cache=True)
+def play_mixture(pred, supports, weights, offsets, nus, rewards, u, start, stop, actions, probs):
+    """Rounds [start, stop): p_t = mean over the active distributions m of
+    Q_m^{nu_m}(. | x_t) (ada §4's mixture when replays are on; one distribution
+    otherwise); a_t ~ p_t with one uniform; store a_t and p_t(a_t). Distribution m is
+    supports[offsets[m]:offsets[m+1]] with weights alike."""
+    K = rewards.shape[1]
+    M = nus.shape[0]
+    p = np.empty(K)
+    for t in range(start, stop):
+        for a in range(K):
+            p[a] = 0.0
+        for m in range(M):
+            nu = nus[m]
+            for a in range(K):
+                p[a] += nu / M
+            for i in range(offsets[m], offsets[m + 1]):
+                p[pred[t, supports[i]]] += (1.0 - K * nu) * weights[i] / M
+        acc = 0.0
+        a_t = K - 1
+        for a in range(K):
+            acc += p[a]
+            if u[t] < acc:
+                a_t = a
+                break
+        actions[t] = a_t
+        probs[t] = p[a_t]

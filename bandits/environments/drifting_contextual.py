@@ -7,7 +7,8 @@ rewards lie in [0, 1] as the paper requires. theta_t is a K x d matrix:
 * ``mode: switching``: S pieces (``n_pieces``, or ceil(T^``pieces_exponent``) when
   that is set), change points evenly spaced (``change_points: even``) or drawn
   uniformly without replacement (``random``); theta is redrawn at each change,
-  entries N(0, ``scale``^2 / d).
+  entries N(0, ``scale``^2 / d); with ``shift`` = s in (0, 1] the new theta is
+  (1 - s) theta_old + s theta_fresh instead (the size of a change, for C3).
 * ``mode: drifting``: theta rotates continuously, theta_t = cos(phi_t) U + sin(phi_t) V
   with phi_t = ``turns`` * 2 pi t / T (U, V drawn like theta).
 
@@ -76,7 +77,8 @@ class DriftingContextual:
     def __init__(self, K: int = 5, d: int = 10, mode: str = "switching", n_pieces: int = 5,
                  pieces_exponent: float | None = None, change_points: str = "even", turns: float = 1.0,
                  context: str = "gaussian", scale: float = 3.0, n_policies: int = 500,
-                 policy_class: str = "finite", mc_contexts: int = 2000, eval_points: int = 200):
+                 policy_class: str = "finite", mc_contexts: int = 2000, eval_points: int = 200,
+                 shift: float | None = None):
         self.K = K
         self.d = d
         self.mode = mode
@@ -90,6 +92,7 @@ class DriftingContextual:
         self.policy_class = policy_class
         self.mc_contexts = mc_contexts
         self.eval_points = eval_points
+        self.shift = shift
 
     def pieces(self, T: int) -> int:
         if self.mode == "drifting":
@@ -111,6 +114,9 @@ class DriftingContextual:
         require_float("env.pieces_exponent", self.pieces_exponent, minimum=0.0, allow_none=True)
         require_int("env.mc_contexts", self.mc_contexts, minimum=10)
         require_int("env.eval_points", self.eval_points, minimum=2)
+        sh = require_float("env.shift", self.shift, minimum=0.0, strict=True, allow_none=True)
+        if sh is not None and sh > 1:
+            raise ConfigError(f"env.shift must lie in (0, 1], got {sh}.")
         N = require_int("env.n_policies", self.n_policies, minimum=1)
         S = self.pieces(T)
         if S > T:
@@ -139,7 +145,13 @@ class DriftingContextual:
                 starts = np.unique(np.floor(np.arange(S) * T / S).astype(np.int64))
             else:
                 starts = np.r_[0, np.sort(rng.choice(np.arange(1, T), size=S - 1, replace=False))]
-            thetas = np.stack([self._theta(rng) for _ in range(len(starts))])
+            thetas = [self._theta(rng)]
+            for _ in range(1, len(starts)):
+                fresh = self._theta(rng)
+                # shift s: the new piece moves a fraction s of the way to a fresh draw (size of the change)
+                thetas.append(fresh if self.shift is None else (1 - float(self.shift)) * thetas[-1]
+                              + float(self.shift) * fresh)
+            thetas = np.stack(thetas)
             piece = np.searchsorted(starts, np.arange(T), side="right") - 1
             logits = np.einsum("td,tkd->tk", X, thetas[piece])
             bayes = thetas
