@@ -416,7 +416,7 @@ def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
         active[r["start"]] += 1
         active[r["end"] + 1] -= 1
     level = np.cumsum(active)[:T]
-    fig, ax = plt.subplots(figsize=(8.0, 3.6))
+    fig, ax = plt.subplots(figsize=(9.5, 3.6))
     ax.step(np.arange(T), level, where="post", color="tab:purple", lw=1, label="|M_t| (replays in progress)")
     for r in ev["replays"]:
         ax.plot([r["start"], r["start"]], [0, 0.35], color="tab:orange", lw=0.8)
@@ -431,9 +431,9 @@ def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
     ax.plot([], [], color="tab:orange", label="replay start")
     ax.plot([], [], color="gray", ls=":", label="block boundary")
     ax.set_xlabel("t")
-    ax.set_ylabel("|M_t|; replay intervals below 0 (lower = larger m)")
+    ax.set_ylabel("|M_t|  (replays below 0, by m)")
     ax.set_title(f"Ada-ILTCB+ timeline, one trial (ctx_switch, T = {T}, trial {int(row['trial'])})", fontsize=10)
-    ax.legend(fontsize=7, loc="upper right", ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     save_figure(fig, pd.DataFrame({"t": np.arange(T), "replays_in_progress": level}), out_dir, "ctx_timeline",
                 "events stored with the trial (results/tables/ctx_switch.parquet)")
 
@@ -510,7 +510,7 @@ def ada_experiments(results: Path) -> list[dict]:
         small = summary[summary["shift"] == summary["shift"].min()].set_index("algo")
         if {"ada_iltcb_plus", "ada_iltcb_plus_noreplay"} <= set(small.index):
             a, b = small.loc["ada_iltcb_plus"], small.loc["ada_iltcb_plus_noreplay"]
-            claims.append({"claim": f"replay shortens detection of a small change (shift {small.index.name or ''}"
+            claims.append({"claim": f"replay shortens detection of a small change (shift "
                                     f"{summary['shift'].min():g}; mean delay with / without replay)",
                            "figure": "ctx_delay",
                            "measured": f"{a['mean_delay']:.0f} / {b['mean_delay']:.0f} rounds "

@@ -194,7 +194,7 @@ class DriftingContextual:
             optimal = means[np.arange(T), pred[np.arange(T), optimal_policy]]
         info = {"d": int(self.d), "K": K, "contextual": True, "synthetic": True,
                 "S_switches": int(len(starts)), "Delta_TV": float(delta), "n_policies": N, "reward_bound": 1.0,
-                "change_points": starts[1:].astype(np.int64), "contexts": X, "policy_actions": pred,
+                "change_points": [int(c) for c in starts[1:]], "contexts": X, "policy_actions": pred,
                 "policy_weights": W, "optimal_policy": optimal_policy.astype(np.int64)}
         return Instance(means=means, info=info, optimal=optimal)
 
