@@ -18,6 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
+from bandits.algorithms.common import sample_categorical
 from bandits.contextual.common import contextual_problem
 from bandits.errors import ConfigError, require_float
 
@@ -63,13 +64,7 @@ def _exp4(pred, rewards, gamma, u, actions):
             p[a] = gamma / K
         for n in range(N):
             p[pred[t, n]] += (1.0 - gamma) * q[n] / s
-        acc = 0.0
-        a_t = K - 1
-        for a in range(K):
-            acc += p[a]
-            if u[t] < acc:
-                a_t = a
-                break
+        a_t = sample_categorical(p, u[t])
         actions[t] = a_t
         xhat = rewards[t, a_t] / p[a_t]
         if xhat != 0.0:

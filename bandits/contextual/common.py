@@ -1,11 +1,12 @@
 """Pieces shared by the contextual algorithms: reading the problem, checking rewards,
-and playing a smoothed policy distribution."""
+and playing (mixtures of) smoothed policy distributions."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from bandits.algorithms.common import sample_categorical
 from bandits.contextual.policy_class import FinitePolicyClass
 from bandits.errors import ConfigError
 
@@ -18,28 +19,6 @@ def contextual_problem(name: str, rewards: np.ndarray, info: dict) -> FinitePoli
         raise ConfigError(f"{name} needs rewards in [0, 1] (the ada paper's setting); got "
                           f"[{rewards.min():g}, {rewards.max():g}].")
     return FinitePolicyClass(info["policy_actions"], rewards.shape[1])
-
-
-@njit(cache=True)
-def play_smoothed(pred, support, weights, nu, rewards, u, start, stop, actions, probs):
-    """Rounds [start, stop): a_t ~ Q^nu(. | x_t) = nu + (1 - K nu) Q(. | x_t); store a_t and
-    p_t(a_t). Q is sparse: ``support`` policies with ``weights``."""
-    K = rewards.shape[1]
-    p = np.empty(K)
-    for t in range(start, stop):
-        for a in range(K):
-            p[a] = nu
-        for i in range(support.shape[0]):
-            p[pred[t, support[i]]] += (1.0 - K * nu) * weights[i]
-        acc = 0.0
-        a_t = K - 1
-        for a in range(K):
-            acc += p[a]
-            if u[t] < acc:
-                a_t = a
-                break
-        actions[t] = a_t
-        probs[t] = p[a_t]
 
 
 @njit(cache=True)
@@ -60,12 +39,6 @@ def play_mixture(pred, supports, weights, offsets, nus, rewards, u, start, stop,
                 p[a] += nu / M
             for i in range(offsets[m], offsets[m + 1]):
                 p[pred[t, supports[i]]] += (1.0 - K * nu) * weights[i] / M
-        acc = 0.0
-        a_t = K - 1
-        for a in range(K):
-            acc += p[a]
-            if u[t] < acc:
-                a_t = a
-                break
+        a_t = sample_categorical(p, u[t])
         actions[t] = a_t
         probs[t] = p[a_t]

@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from bandits.contextual.common import contextual_problem, play_smoothed
+from bandits.contextual.common import contextual_problem, play_mixture
 from bandits.contextual.op_solver import solve_op
 from bandits.errors import ConfigError, require_choice, require_float
 
@@ -102,7 +102,8 @@ class ILTCB:
                     support, wts = np.asarray(res.support, dtype=np.int64), np.asarray(res.weights)
                     log["op_iterations"].append(res.iterations)
                     log["support"].append(len(res.support))
-                play_smoothed(pclass.pred, support, wts, nu, rewards, u, start, stop, actions, probs)
+                play_mixture(pclass.pred, support, wts, np.array([0, len(support)]), np.array([nu]), rewards, u,
+                             start, stop, actions, probs)
                 picked = rewards[np.arange(start, stop), actions[start:stop]]
                 weights[start:stop] = picked / probs[start:stop]
                 log["blocks"].append(int(start))
