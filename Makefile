@@ -1,7 +1,7 @@
 # make install | make test | make figures [SCALE=quick] [CTX_SCALE=paper] | make bench
 PYTHON ?= python
 SCALE ?= full
-EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4 fig5
+EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4 fig5 ext_glb ext_semibandit lower_bound
 # Sweeps over random instances (one root seed each): are the Fig. 3/4 claims instance-specific?
 INSTANCE_EXPERIMENTS := fig3_instances fig4_instances
 SEEDS := range(10)

@@ -186,10 +186,18 @@ def make_plan(cfg: DictConfig) -> Plan:
 
 # ----------------------------------------------------------------------------- running
 
-def evaluate(means: np.ndarray, rewards: np.ndarray, actions: np.ndarray, optimal: np.ndarray | None = None) -> dict:
+def evaluate(means: np.ndarray, rewards: np.ndarray, actions: np.ndarray, optimal: np.ndarray | None = None,
+             masks: bool = False) -> dict:
     """Cumulative dynamic pseudo-regret (from expected rewards, against ``optimal`` or the
-    best action of each round) and realised reward."""
+    best action of each round) and realised reward. With ``masks`` (semi-bandits) an
+    action is a bit mask of items and earns the sum over its items."""
     T, K = means.shape
+    if masks:
+        bits = ((actions[:, None] >> np.arange(K)[None, :]) & 1).astype(bool)
+        if actions.min() < 0 or actions.max() >= 2 ** K:
+            raise RuntimeError("algorithm returned invalid item masks")
+        regret = np.cumsum(optimal - (means * bits).sum(axis=1))
+        return {"regret": regret, "reward": np.cumsum((rewards * bits).sum(axis=1))}
     if actions.shape != (T,) or actions.min() < 0 or actions.max() >= K:
         raise RuntimeError(f"algorithm returned invalid actions (shape {actions.shape}, range "
                            f"[{actions.min()}, {actions.max()}], K={K})")
@@ -249,7 +257,7 @@ def run_trial(plan_meta: dict, env, instance, T: int, trial: int, cells: list) -
         start = time.perf_counter()
         actions = np.asarray(play(algo, rewards, instance.info, rng, instance.features), dtype=np.int64)
         wall = time.perf_counter() - start
-        curves = evaluate(instance.means, rewards, actions, instance.optimal)
+        curves = evaluate(instance.means, rewards, actions, instance.optimal, bool(instance.info.get("semibandit")))
         params = {k: v for k, v in cell.algo_cfg.items() if k != "name"}
         params["derived"] = getattr(algo, "derived_", {})
         row = {

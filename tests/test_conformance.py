@@ -2,6 +2,8 @@
 (in the spirit of scikit-learn's estimator checks). New algorithms and
 environments are picked up from conf/ automatically."""
 
+from functools import lru_cache
+
 import numpy as np
 import pytest
 from conftest import CONF, compose
@@ -50,40 +52,58 @@ def kinds(algo):
     return getattr(algo, "problem_kinds", DEFAULT_KINDS)
 
 
-@pytest.fixture(scope="module", params=["karmed", "linear", "pricing", "contextual"])
-def trial(request):
-    """A K-armed instance (basis vectors), a linear one (fresh action sets each round)
-    and a pricing one (the auto-loan surrogate: 51 prices, d = 16)."""
-    from bandits.environments import AutoLoan, DriftingContextual, PiecewiseLinear, Sinusoid
+KINDS = ("karmed", "linear", "pricing", "contextual", "glb", "semibandit")
+
+
+@lru_cache(maxsize=None)
+def trial(kind):
+    """One small instance per kind of problem: K arms (basis vectors), linear (fresh
+    action sets each round), pricing (the auto-loan surrogate: 51 prices, d = 16),
+    contextual, generalized linear, and combinatorial semi-bandit."""
+    from bandits.environments import (AutoLoan, DriftingContextual, DriftingLogistic, DriftingSemiBandit,
+                                      PiecewiseLinear, Sinusoid)
 
     env = {"karmed": lambda: Sinusoid(B_T_exponent=1 / 3),
            "linear": lambda: PiecewiseLinear(d=3, n_breakpoints=6, action_set="fresh", n_actions=5),
            "pricing": lambda: AutoLoan(),
-           "contextual": lambda: DriftingContextual(K=3, d=4, n_pieces=3, n_policies=40)}[request.param]()
+           "contextual": lambda: DriftingContextual(K=3, d=4, n_pieces=3, n_policies=40),
+           "glb": lambda: DriftingLogistic(d=3, n_actions=6),
+           "semibandit": lambda: DriftingSemiBandit(d=6, m=2, B_T_scale=3.0)}[kind]()
     env.check_params(600)
     inst = env.instance(600, stream(1, 0, 600))
-    return request.param, inst, env.rewards(inst, stream(1, 1, 600, 0))
+    return inst, env.rewards(inst, stream(1, 1, 600, 0))
 
 
-@pytest.mark.parametrize("name,algo", all_algos(), ids=[n for n, _ in all_algos()])
-def test_algorithm_conformance(name, algo, trial):
-    kind, inst, rewards = trial
-    if kind not in kinds(algo):
-        pytest.skip(f"{name} is for {kinds(algo)} problems only")
+# every algorithm against every kind of problem it declares (problem_kinds)
+PAIRS = [(name, algo, kind) for name, algo in all_algos() for kind in kinds(algo)]
+
+
+@pytest.mark.parametrize("name,algo,kind", PAIRS, ids=[f"{n}-{k}" for n, _, k in PAIRS])
+def test_algorithm_conformance(name, algo, kind):
+    inst, rewards = trial(kind)
     T, K = rewards.shape
     a1 = np.asarray(play(algo, rewards, inst.info, stream(7, 2), inst.features))
     a2 = np.asarray(play(algo, rewards, inst.info, stream(7, 2), inst.features))
-    # valid actions
+    # valid actions (semi-bandits: bit masks of m items)
     assert a1.shape == (T,) and np.issubdtype(a1.dtype, np.integer)
-    assert a1.min() >= 0 and a1.max() < K
+    masks = bool(inst.info.get("semibandit"))
+    if masks:
+        assert all(bin(int(c)).count("1") == inst.info["m"] for c in a1) and a1.max() < 2 ** K
+    else:
+        assert a1.min() >= 0 and a1.max() < K
     # same seed, same trajectory
     np.testing.assert_array_equal(a1, a2)
-    curves = evaluate(inst.means, rewards, a1, inst.optimal)
+    curves = evaluate(inst.means, rewards, a1, inst.optimal, masks)
     # no NaN, regret >= 0 and non-decreasing (pseudo-regret against the per-round optimum)
     assert np.isfinite(curves["regret"]).all() and np.isfinite(curves["reward"]).all()
     assert curves["regret"][0] >= 0 and (np.diff(curves["regret"]) >= -1e-12).all()
     # reward accounting matches the environment: realised = sum of the chosen arms' rewards,
     # expected reward + regret = sum of the per-round optimum
+    if masks:
+        bits = ((a1[:, None] >> np.arange(K)) & 1).astype(bool)
+        assert curves["reward"][-1] == pytest.approx((rewards * bits).sum(), rel=1e-12)
+        assert (inst.means * bits).sum() + curves["regret"][-1] == pytest.approx(inst.optimal.sum())
+        return
     assert curves["reward"][-1] == pytest.approx(rewards[np.arange(T), a1].sum(), rel=1e-12)
     best = inst.means.max(axis=1) if inst.optimal is None else inst.optimal
     assert inst.means[np.arange(T), a1].sum() + curves["regret"][-1] == pytest.approx(best.sum())
@@ -91,8 +111,9 @@ def test_algorithm_conformance(name, algo, trial):
     assert curves["regret"][-1] <= (inst.means.max(axis=1) - inst.means.min(axis=1)).sum() + 1e-9
 
 
-def test_built_in_algorithms_do_not_mutate_rewards(trial):
-    kind, inst, rewards = trial
+@pytest.mark.parametrize("kind", KINDS)
+def test_built_in_algorithms_do_not_mutate_rewards(kind):
+    inst, rewards = trial(kind)
     before = rewards.copy()
     for _, algo in all_algos():
         if kind not in kinds(algo):
@@ -110,7 +131,9 @@ def test_environment_conformance(name, table_file):
     again = env.instance(T, stream(0, 0, T))
     np.testing.assert_array_equal(inst.means, again.means)
     assert inst.means.shape[0] == T and inst.means.shape[1] >= 2 and np.isfinite(inst.means).all()
-    if inst.info.get("contextual"):
+    if inst.info.get("semibandit"):
+        assert inst.optimal.shape == (T,) and (inst.optimal >= np.sort(inst.means, axis=1)[:, -1] - 1e-12).all()
+    elif inst.info.get("contextual"):
         for key in ("S_switches", "Delta_TV", "policy_actions", "contexts", "optimal_policy"):
             assert key in inst.info
         assert inst.optimal is not None and inst.optimal.shape == (T,)

@@ -34,6 +34,23 @@ def check_known_overrides(algo) -> None:
         require_float(f"algo.{name}", getattr(algo, name, None), minimum=0.0, allow_none=True)
 
 
+def check_window(window) -> None:
+    """A window is an integer >= 1 or one of the tuned names opt / obl."""
+    if isinstance(window, str):
+        if window not in ("opt", "obl"):
+            raise ConfigError(f"algo.window must be an integer >= 1, opt or obl, got {window!r}.")
+    else:
+        from bandits.errors import require_int
+        require_int("algo.window", window, minimum=1)
+
+
+def pick_window(window, stationary: bool, T: int, tuned: dict) -> int:
+    """The window to run: T for a stationary counterpart, a tuned one by name, or the integer."""
+    if stationary:
+        return int(T)
+    return int(tuned[window]) if isinstance(window, str) else int(window)
+
+
 def resolve_delta(delta, T: int) -> float:
     """delta of eq. (3); the default 1/T is what eq. (101) implies (spec §5)."""
     return 1.0 / T if delta is None else float(delta)

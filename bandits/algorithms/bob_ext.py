@@ -1,0 +1,87 @@
+"""BOB (hedging Alg. 2) over SW-UCB-GLB (eq. (26)) and SW-UCB-comb (eq. (27)).
+
+Same EXP3 layer as :mod:`bandits.algorithms.bandit_over_bandit` (eqs. (12)-(14),
+weights in log space, one uniform per block), with the settings' parameters:
+
+* GLB, eq. (26): H = floor(sqrt(d T)), Delta = ceil(ln H), J = {floor(H^(j/Delta))},
+  Q = 2 H Y_max (block rewards are deterministically bounded);
+* semi-bandit, eq. (27): H = floor(sqrt(d T / m)), Q = 2 H m.
+
+The base algorithm restarts from scratch each block with window J[j_i]; its other
+constants (beta, forced exploration) use the full horizon T.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bandits.algorithms.common import mixed_probabilities, sample_categorical
+from bandits.algorithms.tuning import integer_root_floor
+from bandits.errors import ConfigError, require_choice
+
+
+def ext_bob_parameters(T: int, d: int, setting: str, Y_max: float = 1.0, m: int = 1) -> dict:
+    H = math.floor(math.sqrt(d * T)) if setting == "glb" else math.floor(math.sqrt(d * T / m))
+    H = int(min(H, T))
+    if H < 2:
+        raise ConfigError(f"BOB needs H >= 2; T={T}, d={d} give H={H}.")
+    Delta = math.ceil(math.log(H))
+    J = [integer_root_floor(H, j, Delta) for j in range(Delta + 1)]
+    Q = 2 * H * (Y_max if setting == "glb" else m)
+    n_blocks = math.ceil(T / H)
+    gamma = min(1.0, math.sqrt((Delta + 1) * math.log(Delta + 1) / ((math.e - 1) * n_blocks)))
+    return {"H": H, "Delta": Delta, "J": J, "Q": Q, "gamma": gamma, "n_blocks": n_blocks, "setting": setting}
+
+
+class BanditOverBanditExt:
+    """``setting``: glb (eq. (26)) or semibandit (eq. (27))."""
+
+    def __init__(self, setting: str = "glb", lam: float = 1.0, newton_steps: int = 1):
+        self.setting = setting
+        self.lam = lam
+        self.newton_steps = newton_steps
+
+    @property
+    def problem_kinds(self):
+        return (self.setting,)
+
+    def check_params(self) -> None:
+        require_choice("algo.setting", self.setting, {"glb", "semibandit"})
+
+    def play(self, rewards, info, rng, features=None):
+        from bandits.algorithms.glb import SlidingWindowGLB, glb_segment
+        from bandits.algorithms.semibandit import SlidingWindowSemiBandit, semibandit_segment
+
+        T = rewards.shape[0]
+        d = int(info["d"])
+        if self.setting == "glb":
+            if info.get("link") != "logistic":
+                raise ConfigError("bob_glb needs env=drifting_logistic.")
+            p = ext_bob_parameters(T, d, "glb", float(info["reward_bound"]))
+        else:
+            if not info.get("semibandit"):
+                raise ConfigError("bob_semibandit needs env=drifting_semibandit.")
+            p = ext_bob_parameters(T, d, "semibandit", m=int(info["m"]))
+        u = rng.random(p["n_blocks"])
+        logs = np.zeros(len(p["J"]))
+        probs = np.empty(len(p["J"]))
+        actions = np.empty(T, dtype=np.int64)
+        chosen = []
+        for i in range(p["n_blocks"]):
+            mixed_probabilities(logs, p["gamma"], probs)
+            j = sample_categorical(probs, u[i])
+            w = p["J"][j]
+            start, stop = i * p["H"], min(T, (i + 1) * p["H"])
+            if self.setting == "glb":
+                base = SlidingWindowGLB(window=w, lam=self.lam, newton_steps=self.newton_steps).resolve(T, info)
+                total = glb_segment(features, rewards, start, stop, w, float(self.lam), base["beta"], False, base["S"],
+                                    base["refit_every"], int(self.newton_steps), actions)
+            else:
+                base = SlidingWindowSemiBandit(window=w).resolve(T, info)
+                total = semibandit_segment(rewards, start, stop, w, base["m"], info["family"], base["bonus"], actions)
+            logs[j] += p["gamma"] / (len(p["J"]) * probs[j]) * (0.5 + total / p["Q"])
+            chosen.append(w)
+        self.derived_ = {**p, "chosen_windows": chosen}
+        return actions
