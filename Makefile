@@ -27,10 +27,10 @@ RESULTS := results
 SCALE_ARGS :=
 endif
 
-.PHONY: install test figures experiments plots bench clean-runs
+.PHONY: install test figures experiments plots bench collect clean-runs
 
 install:
-	$(PYTHON) -m pip install -e ".[dev,vw]"
+	$(PYTHON) -m pip install -e ".[dev,vw,cluster]"
 
 test:
 	$(PYTHON) -m pytest
@@ -55,6 +55,10 @@ figures: experiments plots
 
 bench:
 	$(PYTHON) scripts/bench.py
+
+# make collect EXP=fig2a: merge finished cells (from any process or host) and list the missing ones
+collect:
+	$(PYTHON) -m experiments.collect +experiment=$(EXP) $(SCALE_ARGS)
 
 clean-runs:
 	rm -rf results/runs results/tables results/hydra results/quick

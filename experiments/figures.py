@@ -40,12 +40,36 @@ LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": "EXP3
           "sw_ucb_glb_opt": "SW-UCB-GLB-opt", "sw_ucb_glb_obl": "SW-UCB-GLB-obl", "bob_glb": "BOB (GLB)",
           "glm_ucb": "GLM-UCB", "sw_ucb_comb_opt": "SW-UCB-comb-opt", "sw_ucb_comb_obl": "SW-UCB-comb-obl",
           "bob_semibandit": "BOB (semi-bandit)", "cucb": "CUCB"}
-CLAIM_COLUMNS = ["claim", "figure", "measured", "expected", "verdict", "source"]
+CLAIM_COLUMNS = ["claim", "figure", "measured", "expected", "verdict", "source", "code"]
 
 # Tolerances fixed before looking at any result (README, "Claims"): a fitted slope
 # "matches" theory within +-0.1; "about 20%" means a ratio in [0.1, 0.3].
 SLOPE_TOLERANCE = 0.1
 RATIO_ABOUT_20 = (0.1, 0.3)
+
+
+# Which code produced each figure: figure name -> "fingerprint (git commit)" list.
+VERSIONS: dict = {}
+
+
+def code_versions(rows: pd.DataFrame, figure: str) -> str:
+    """The code versions behind ``rows``; mixing versions in one figure gives a warning
+    that names them (their cells were computed by different code)."""
+    import warnings
+    cols = [c for c in ("code_fingerprint", "git_commit") if c in rows.columns]
+    pairs = sorted({" ".join(str(v) for v in r if v is not None and v == v)
+                    for r in rows[cols].itertuples(index=False)}) if cols else []
+    text = "; ".join(pairs)
+    if len(pairs) > 1:
+        warnings.warn(f"{figure} mixes cells from different code versions: {text}", stacklevel=2)
+    VERSIONS[figure] = text
+    return text
+
+
+def read_rows(path: Path, figure: str) -> pd.DataFrame:
+    rows = pd.read_parquet(path)
+    code_versions(rows, figure)
+    return rows
 
 
 def regret_by_T(rows: pd.DataFrame) -> pd.DataFrame:
@@ -65,6 +89,7 @@ def loglog_figure(rows: pd.DataFrame, fig_name: str, title: str, theory: dict, o
     """Log-log mean final dynamic regret against T with 95% bands; the legend shows
     each curve's fitted slope beside the theoretical exponent."""
     data = regret_by_T(rows)
+    data["code"] = code_versions(rows, fig_name)
     data["fitted_slope"] = np.nan
     data["theory_slope"] = np.nan
     fig, ax = plt.subplots(figsize=(6.0, 4.4))
@@ -133,7 +158,7 @@ def fig2(results: Path) -> list[dict]:
     theory_b = {"sw_ucb_obl": (1.0, "1"), "bob": (7 / 9, "7/9")}
     path_a = results / "tables" / "fig2a.parquet"
     if path_a.exists():
-        rows = pd.read_parquet(path_a)
+        rows = read_rows(path_a, "fig2a")
         data = loglog_figure(rows, "fig2a", "Fig. 2(a): sinusoid, known $B_T=1$ (hedging §9.1.1)", theory_a, out_dir)
         pivot = data.pivot(index="T", columns="algo", values="mean_regret")
         for exp3 in ("exp3s", "exp3s_auer"):
@@ -146,7 +171,7 @@ def fig2(results: Path) -> list[dict]:
         claims += slope_claims(data, "fig2a", theory_a)
     path_b = results / "tables" / "fig2b.parquet"
     if path_b.exists():
-        rows = pd.read_parquet(path_b)
+        rows = read_rows(path_b, "fig2b")
         data = loglog_figure(rows, "fig2b", "Fig. 2(b): sinusoid, unknown $B_T=T^{1/3}$ (hedging §9.1.1)", theory_b,
                              out_dir)
         pivot = data.pivot(index="T", columns="algo", values="mean_regret")
@@ -158,7 +183,7 @@ def fig2(results: Path) -> list[dict]:
         claims += slope_claims(data, "fig2b", theory_b)
     path_s = results / "tables" / "fig2b_sensitivity.parquet"
     if path_s.exists():
-        rows = pd.read_parquet(path_s)
+        rows = read_rows(path_s, "fig2b_sensitivity")
         theory_s = {a: theory_b["bob" if a.startswith("bob") else "sw_ucb_obl"] for a in sorted(rows["algo"].unique())}
         data = loglog_figure(rows, "fig2b_sensitivity",
                              "Fig. 2(b) sensitivity: SW-UCB-obl window x c, and S = 1", theory_s, out_dir)
@@ -192,6 +217,7 @@ def curve_figure(rows: pd.DataFrame, fig_name: str, column: str, ylabel: str, ti
                  order: list) -> pd.DataFrame:
     """Mean cumulative reward or dynamic regret against t, 95% bands."""
     data = curve_band(rows, column)
+    data["code"] = code_versions(rows, fig_name)
     fig, ax = plt.subplots(figsize=(6.0, 4.4))
     for algo in sorted(data["algo"].unique(), key=lambda a: order.index(a) if a in order else 99):
         d = data[data["algo"] == algo]
@@ -277,7 +303,7 @@ def piecewise_figures(results: Path) -> list[dict]:
         path = results / "tables" / f"{fig}.parquet"
         if not path.exists():
             continue
-        rows = pd.read_parquet(path)
+        rows = read_rows(path, fig)
         T = int(rows["T"].max())
         rows = rows[rows["T"] == T]
         curve_figure(rows, f"{fig}a", "reward_curve", "cumulative reward (mean over trials)",
@@ -295,7 +321,7 @@ def piecewise_figures(results: Path) -> list[dict]:
     for fig in ("fig3", "fig4"):
         path = results / "tables" / f"{fig}_instances.parquet"
         if path.exists():
-            rows = pd.read_parquet(path)
+            rows = read_rows(path, f"{fig}_instances")
             per_seed[fig] = {int(s): finals(g) for s, g in rows.groupby("seed")}
     summary = []
     for fig, seeds in per_seed.items():
@@ -332,7 +358,7 @@ def fig5(results: Path) -> list[dict]:
     if not path.exists():
         return []
     import json
-    rows = pd.read_parquet(path)
+    rows = read_rows(path, "fig5")
     source = json.loads(rows["env_info"].iloc[0]).get("data_source", "synthetic surrogate")
     label = "SYNTHETIC SURROGATE data" if source != "CPRM-12-001" else "CPRM-12-001 data"
     curve_figure(rows, "fig5", "regret_curve", "dynamic regret (mean over trials)",
@@ -369,7 +395,7 @@ def ctx_baselines(results: Path) -> list[dict]:
         path = results / "tables" / f"{name}.parquet"
         if not path.exists():
             continue
-        rows = pd.read_parquet(path)
+        rows = read_rows(path, name)
         curve_figure(rows, name, "regret_curve", "dynamic regret (mean over trials)",
                      f"Contextual baselines, {label}: K = 5, d = 10, N = 500", results / "figures", CTX_ORDER)
         reg = rows.groupby("algo")["final_regret"].mean()
@@ -453,7 +479,7 @@ def ada_experiments(results: Path) -> list[dict]:
         path = results / "tables" / f"{name}.parquet"
         if not path.exists():
             continue
-        rows = pd.read_parquet(path)
+        rows = read_rows(path, name)
         theory = {a: (exponent, label.split(" ")[0]) for a in rows["algo"].unique()}
         data = loglog_figure(rows, name, f"{name}: dynamic regret against T (K = 5, d = 10, N = 500)", theory,
                              out_dir)
@@ -482,7 +508,7 @@ def ada_experiments(results: Path) -> list[dict]:
     # C3: detection delay against the size of one change
     delays = []
     for path in sorted((results / "tables").glob("ctx_delay_shift*.parquet")):
-        rows = pd.read_parquet(path)
+        rows = read_rows(path, "ctx_delay")
         import json
         for _, row in rows.iterrows():
             change = json.loads(row["env_info"]).get("change_points", [row["T"] // 2])[0]
@@ -541,12 +567,12 @@ def ext_experiments(results: Path) -> list[dict]:
         path = results / "tables" / f"{name}.parquet"
         if not path.exists():
             continue
-        data = loglog_figure(pd.read_parquet(path), name, f"{name}: dynamic regret against T (hedging Table 2)",
+        data = loglog_figure(read_rows(path, name), name, f"{name}: dynamic regret against T (hedging Table 2)",
                              theory, out_dir)
         claims += slope_claims(data, name, {a: v for a, v in theory.items() if not np.isnan(v[0])})
     path = results / "tables" / "lower_bound.parquet"
     if path.exists():
-        rows = pd.read_parquet(path)
+        rows = read_rows(path, "lower_bound")
         theory = {a: (2 / 3, "2/3 (lower bound)") for a in rows["algo"].unique()}
         data = regret_by_T(rows)
         curve = rows.groupby("T")["env_info"].first().map(lambda s: json.loads(s)["lower_bound_curve"])
@@ -569,6 +595,7 @@ def ext_experiments(results: Path) -> list[dict]:
         ax.legend(fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
         data["lower_bound_curve"] = data["T"].map(curve)
+        data["code"] = VERSIONS.get("lower_bound", "")
         save_figure(fig, data, out_dir, "lower_bound", f"bands: 95% t-interval over {int(data['trials'].min())} trials")
     return claims
 
@@ -578,12 +605,14 @@ def write_claims(results: Path, new: list[dict]) -> pd.DataFrame:
     ``source`` says where the numbers come from: simulation, the synthetic surrogate, or
     the real CPRM-12-001 data."""
     path = results / "claims.csv"
-    new = [{**row, "source": row.get("source", "simulation")} for row in new]
+    new = [{**row, "source": row.get("source", "simulation"), "code": VERSIONS.get(row["figure"], "")} for row in new]
     new_df = pd.DataFrame(new, columns=CLAIM_COLUMNS)
     if path.exists():
         old = pd.read_csv(path)
         if "source" not in old.columns:
             old["source"] = "simulation"
+        if "code" not in old.columns:
+            old["code"] = ""
         old = old[~old["figure"].isin(set(new_df["figure"]))]
         new_df = pd.concat([old, new_df], ignore_index=True)
     new_df = new_df.sort_values("figure", kind="stable").reset_index(drop=True)

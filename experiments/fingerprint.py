@@ -27,6 +27,29 @@ def code_fingerprint() -> str:
     return h.hexdigest()[:12]
 
 
+@lru_cache(maxsize=1)
+def provenance() -> dict:
+    """Versions and host recorded with every cell."""
+    import platform
+    import socket
+    import subprocess
+
+    import numba
+    import numpy
+
+    commit = None
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10)
+        if head.returncode == 0:
+            dirty = subprocess.run(["git", "status", "--porcelain", "--", *PACKAGES], cwd=ROOT, capture_output=True,
+                                   text=True, timeout=10).stdout.strip()
+            commit = head.stdout.strip() + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    return {"git_commit": commit, "python_version": platform.python_version(), "numpy_version": numpy.__version__,
+            "numba_version": numba.__version__, "host": socket.gethostname()}
+
+
 def package_version() -> str:
     return bandits.__version__
 

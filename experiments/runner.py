@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 from bandits.algorithms.protocol import is_protocol_policy, play
 from bandits.errors import ConfigError, Unavailable, require_int
 from experiments import store
-from experiments.fingerprint import code_fingerprint, package_version, stable_hash
+from experiments.fingerprint import code_fingerprint, package_version, provenance, stable_hash
 from experiments.summary import summarize
 
 N_CHECKPOINTS = 200
@@ -107,6 +107,9 @@ class Plan:
     instances: dict = field(default_factory=dict)
     todo: list = field(default_factory=list)
     done: list = field(default_factory=list)
+    corrupt: list = field(default_factory=list)  # unreadable cell files moved aside (recomputed)
+    backend: str = "loky"
+    address: str | None = None
 
     @property
     def table_path(self) -> Path:
@@ -167,6 +170,11 @@ def make_plan(cfg: DictConfig) -> Plan:
 
     plan = Plan(experiment, env_name, env, env_cfg, seed, trials, Ts, n_jobs, save_actions,
                 Path(cfg.get("results_dir", "results")))
+    par = cfg.get("parallel") or {}
+    plan.backend = str(par.get("backend", "loky"))
+    plan.address = par.get("address")
+    if plan.backend not in ("loky", "dask"):
+        raise ConfigError(f"parallel.backend must be loky or dask, got {plan.backend!r}.")
     code = code_fingerprint()
     for T in Ts:
         inst = env.instance(T, stream(seed, 0, T))
@@ -180,6 +188,9 @@ def make_plan(cfg: DictConfig) -> Plan:
                                    "code": code, "save_actions": save_actions})
                 path = plan.results_dir / "runs" / experiment / f"{key}.parquet"
                 cell = Cell(name, obj, spec, T, trial, key, config_hash, path)
+                if path.exists() and not overwrite and not store.valid_cell(path, key):
+                    bad = store.quarantine(path)
+                    plan.corrupt.append(bad)
                 (plan.todo if overwrite or not path.exists() else plan.done).append(cell)
     return plan
 
@@ -272,6 +283,7 @@ def run_trial(plan_meta: dict, env, instance, T: int, trial: int, cells: list) -
             "reward_curve": curves["reward"][ckpt - 1].tolist(),
             "actions": actions.astype(np.int32).tolist() if plan_meta["save_actions"] else None,
             "events": _json(algo.events_) if hasattr(algo, "events_") else None,
+            **plan_meta["provenance"],
         }
         store.write_cell(cell.path, row)
         written.append(cell.key)
@@ -285,7 +297,8 @@ def execute(plan: Plan, progress: bool = True) -> int:
     for cell in plan.todo:
         by_trial.setdefault((cell.T, cell.trial), []).append(cell)
     meta = {"seed": plan.seed, "experiment": plan.experiment, "env_name": plan.env_name,
-            "code": code_fingerprint(), "version": package_version(), "save_actions": plan.save_actions}
+            "code": code_fingerprint(), "version": package_version(), "save_actions": plan.save_actions,
+            "provenance": provenance()}
     jobs = [delayed(run_trial)(meta, plan.env, plan.instances[T], T, trial, cells)
             for (T, trial), cells in sorted(by_trial.items())]
     if not jobs:
@@ -293,15 +306,38 @@ def execute(plan: Plan, progress: bool = True) -> int:
     n = 0
     bar = tqdm(total=len(plan.todo), desc=plan.experiment, unit="cell", delay=2.0, disable=not progress)
     try:
-        if plan.n_jobs == 1:
-            results = (job[0](*job[1], **job[2]) for job in jobs)
+        if plan.backend == "dask":
+            n = _execute_dask(plan, jobs, bar)
         else:
-            results = Parallel(n_jobs=plan.n_jobs, return_as="generator_unordered")(jobs)
-        for written in results:
-            n += len(written)
-            bar.update(len(written))
+            if plan.n_jobs == 1:
+                results = (job[0](*job[1], **job[2]) for job in jobs)
+            else:
+                results = Parallel(n_jobs=plan.n_jobs, return_as="generator_unordered")(jobs)
+            for written in results:
+                n += len(written)
+                bar.update(len(written))
     finally:
         bar.close()
+    return n
+
+
+def _execute_dask(plan: Plan, jobs: list, bar) -> int:
+    """joblib's Dask backend: the trials fan out over a Dask cluster (``parallel.address``,
+    e.g. tcp://scheduler:8786), or over a local one when no address is given."""
+    try:
+        from dask.distributed import Client
+    except ImportError as exc:
+        raise ConfigError("parallel.backend=dask needs dask.distributed (pip install -e \".[cluster]\").") from exc
+    from joblib import parallel_config
+
+    client = Client(plan.address) if plan.address else Client(processes=False)
+    try:
+        with parallel_config(backend="dask"):
+            results = Parallel(n_jobs=-1)(jobs)
+    finally:
+        client.close()
+    n = sum(len(w) for w in results)
+    bar.update(n)
     return n
 
 
@@ -320,6 +356,8 @@ def run(cfg: DictConfig, progress: bool = True) -> pd.DataFrame:
     plan = make_plan(cfg)
     print(f"[{plan.experiment}] env={plan.env_name} T={plan.Ts} trials={plan.trials} seed={plan.seed}: "
           f"{len(plan.todo)} cells to run, {len(plan.done)} already done (code {code_fingerprint()})")
+    for bad in plan.corrupt:
+        print(f"warning: unreadable or partial cell file moved to {bad}; the cell is recomputed")
     try:
         execute(plan, progress=progress)
     except KeyboardInterrupt:

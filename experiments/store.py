@@ -38,6 +38,11 @@ SCHEMA = pa.schema([
     ("reward_curve", pa.list_(pa.float64())),  # cumulative realised reward at checkpoints
     ("actions", pa.list_(pa.int32())),  # every round's arm if save_actions, else null
     ("events", pa.string()),  # JSON: an algorithm's events (Ada-ILTCB+: blocks, replays, restarts), else null
+    ("git_commit", pa.string()),  # commit of the source tree (+ "-dirty" with local edits), if it is a git checkout
+    ("python_version", pa.string()),
+    ("numpy_version", pa.string()),
+    ("numba_version", pa.string()),
+    ("host", pa.string()),
 ])
 
 KEY_COLUMNS = ["env", "algo", "T", "trial", "seed"]
@@ -60,6 +65,23 @@ def write_cell(path: Path, row: dict) -> None:
     _atomic_write(pa.Table.from_pylist([row], schema=SCHEMA), path)
 
 
+def valid_cell(path: Path, key: str) -> bool:
+    """A stored cell is trusted only if it is a readable one-row Parquet file of the
+    expected schema and key (a partial or corrupted file is never read as a result)."""
+    try:
+        table = pq.read_table(path, schema=SCHEMA)
+    except Exception:
+        return False
+    return table.num_rows == 1 and table.column("cell_key")[0].as_py() == key
+
+
+def quarantine(path: Path) -> Path:
+    """Move a bad cell file aside (kept for inspection) so the cell is recomputed."""
+    bad = path.with_suffix(path.suffix + ".corrupt")
+    os.replace(path, bad)
+    return bad
+
+
 def read_cells(paths) -> pd.DataFrame:
     tables = [pq.read_table(p, schema=SCHEMA) for p in paths]
     if not tables:
@@ -67,14 +89,49 @@ def read_cells(paths) -> pd.DataFrame:
     return pa.concat_tables(tables).to_pandas()
 
 
+class table_lock:
+    """Exclusive lock around a table's read-merge-write, for processes on one host
+    (cells themselves need no lock: one file each, atomic rename). Across hosts, run
+    ``python -m experiments.collect`` afterwards: it rebuilds tables from the cells."""
+
+    def __init__(self, path: Path):
+        self.path = path.parent / f".{path.name}.lock"
+
+    def __enter__(self):
+        import fcntl
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fh = open(self.path, "w")
+        fcntl.flock(self.fh, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        import fcntl
+        fcntl.flock(self.fh, fcntl.LOCK_UN)
+        self.fh.close()
+
+
 def merge_into_table(path: Path, new: pd.DataFrame) -> pd.DataFrame:
     """Replace the rows of ``path`` that share (env, algo, T, trial, seed) with ``new``'s."""
+    with table_lock(path):
+        return _merge(path, new)
+
+
+def _read_old(path: Path) -> pd.DataFrame:
+    """A stored table, with columns added since it was written filled with nulls."""
+    old = pd.read_parquet(path)
+    for name in SCHEMA.names:
+        if name not in old.columns:
+            old[name] = None
+    return old[SCHEMA.names]
+
+
+def _merge(path: Path, new: pd.DataFrame) -> pd.DataFrame:
     if path.exists() and len(new):
-        old = pd.read_parquet(path)
+        old = _read_old(path)
         keep = ~old.set_index(KEY_COLUMNS).index.isin(new.set_index(KEY_COLUMNS).index)
         merged = pd.concat([old[keep], new], ignore_index=True)
     elif path.exists():
-        merged = pd.read_parquet(path)
+        merged = _read_old(path)
     else:
         merged = new
     merged = merged.sort_values(["seed", "algo", "T", "trial", "env"], kind="stable").reset_index(drop=True)

@@ -25,7 +25,8 @@ def test_plot_stage_writes_figures_data_and_claims(tmp_path):
     assert {"algo", "T", "mean_regret", "ci_low", "ci_high", "fitted_slope", "theory_slope"} <= set(data.columns)
     assert (data["ci_low"] <= data["mean_regret"]).all() and (data["mean_regret"] <= data["ci_high"]).all()
     claims = pd.read_csv(tmp_path / "claims.csv")
-    assert list(claims.columns) == ["claim", "figure", "measured", "expected", "verdict", "source"]
+    assert list(claims.columns) == ["claim", "figure", "measured", "expected", "verdict", "source", "code"]
+    assert claims["code"].str.len().min() > 0  # every claim says which code produced it
     assert set(claims["source"]) == {"simulation"}
     assert set(claims["figure"]) == {"fig2a", "fig2b"}
     assert set(claims["verdict"]) <= {"agrees", "disagrees", "below bound", "exceeds bound"}
