@@ -68,12 +68,12 @@ def test_two_concurrent_writers_share_one_results_folder(tmp_path, reference):
 
 
 def test_sigkill_mid_sweep_then_resume(tmp_path):
-    sweep = ["algo=exp3s", "env=sinusoid", "T=[60000]", "trials=40", "seed=6", "n_jobs=1"]
+    sweep = ["algo=exp3s", "env=sinusoid", "T=[200000]", "trials=40", "seed=6", "n_jobs=1"]
     proc = run_py(*sweep, results=tmp_path / "killed", wait=False)
     cells = tmp_path / "killed" / "runs" / "adhoc"
     deadline = time.time() + 120
     while time.time() < deadline and len(list(cells.glob("*.parquet"))) < 3:
-        time.sleep(0.05)
+        time.sleep(0.01)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     finished = len(list(cells.glob("*.parquet")))
