@@ -16,6 +16,7 @@ squares fits of log(mean final regret) on log T.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import matplotlib
@@ -357,7 +358,6 @@ def fig5(results: Path) -> list[dict]:
     path = results / "tables" / "fig5.parquet"
     if not path.exists():
         return []
-    import json
     rows = read_rows(path, "fig5")
     source = json.loads(rows["env_info"].iloc[0]).get("data_source", "synthetic surrogate")
     label = "SYNTHETIC SURROGATE data" if source != "CPRM-12-001" else "CPRM-12-001 data"
@@ -420,7 +420,6 @@ ADA_LABEL = "Ada-ILTCB+ (practical)"
 
 
 def _events(row) -> dict:
-    import json
     return json.loads(row["events"]) if isinstance(row["events"], str) else {}
 
 
@@ -433,7 +432,6 @@ def detection_delay(row, change: int) -> tuple[float, bool]:
 def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
     """Like the ada paper's Figure 2, for one trial: |M_t|, replay starts, block
     boundaries and restarts, against the true change points."""
-    import json
     pick = rows[(rows["algo"] == "ada_iltcb_plus") & (rows["T"] == rows["T"].max())].sort_values("trial")
     if pick.empty:
         return
@@ -509,7 +507,6 @@ def ada_experiments(results: Path) -> list[dict]:
     delays = []
     for path in sorted((results / "tables").glob("ctx_delay_shift*.parquet")):
         rows = read_rows(path, "ctx_delay")
-        import json
         for _, row in rows.iterrows():
             change = json.loads(row["env_info"]).get("change_points", [row["T"] // 2])[0]
             delay, found = detection_delay(row, change)
@@ -560,7 +557,6 @@ EXT_THEORY = {
 
 def ext_experiments(results: Path) -> list[dict]:
     """Issue 7: GLB and semi-bandit slopes against Table 2, and the lower-bound instance."""
-    import json
     out_dir = results / "figures"
     claims = []
     for name, theory in EXT_THEORY.items():

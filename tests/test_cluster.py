@@ -2,7 +2,6 @@
 resume, corrupted cells, and code provenance. The commands are the README's
 "Running on a cluster" ones with a tiny T."""
 
-import os
 import signal
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT, compose
 
-from experiments import figures, runner, store
+from experiments import figures, runner
 
 SWEEP = ["algo=sw_ucb_obl", "env=sinusoid", "T=[2000,4000]", "trials=3", "seed=5"]
 SAME = lambda df: df.drop(columns=["wall_time_s"]).sort_values(["algo", "T", "trial"]).reset_index(drop=True)  # noqa

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from bandits.algorithms.bob_ext import BanditOverBanditExt, ext_bob_parameters
+from bandits.algorithms.bob_ext import BanditOverBanditExt
+from bandits.algorithms.tuning import bob_parameters
 from bandits.algorithms.glb import SlidingWindowGLB, _newton, glb_beta
 from bandits.algorithms.semibandit import SlidingWindowSemiBandit, semibandit_windows
 from bandits.environments import DriftingLogistic, DriftingSemiBandit, LowerBound
@@ -102,9 +103,9 @@ def test_windows_and_bob_parameters_by_hand():
     w = semibandit_windows(10 ** 4, 20, 4, 8.0)
     assert w["obl"] == math.ceil(20 ** (1 / 3) * 4 ** (-1 / 3) * 1e4 ** (2 / 3))
     assert w["opt"] == math.ceil(20 ** (1 / 3) * 4 ** (-1 / 3) * 1e4 ** (2 / 3) / 4)
-    g = ext_bob_parameters(10 ** 4, 5, "glb", 1.0)
+    g = bob_parameters(10 ** 4, 5, 0.0, "glb", nu=1.0)
     assert g["H"] == math.floor(math.sqrt(5e4)) and g["Q"] == 2 * g["H"]
-    s = ext_bob_parameters(10 ** 4, 20, "semibandit", m=4)
+    s = bob_parameters(10 ** 4, 20, 0.0, "semibandit", m=4)
     assert s["H"] == math.floor(math.sqrt(20e4 / 4)) and s["Q"] == 2 * s["H"] * 4
 
 

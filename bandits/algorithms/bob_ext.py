@@ -1,7 +1,8 @@
 """BOB (hedging Alg. 2) over SW-UCB-GLB (eq. (26)) and SW-UCB-comb (eq. (27)).
 
 Same EXP3 layer as :mod:`bandits.algorithms.bandit_over_bandit` (eqs. (12)-(14),
-weights in log space, one uniform per block), with the settings' parameters:
+weights in log space, one uniform per block), with the settings' parameters from
+:func:`bandits.algorithms.tuning.bob_parameters`:
 
 * GLB, eq. (26): H = floor(sqrt(d T)), Delta = ceil(ln H), J = {floor(H^(j/Delta))},
   Q = 2 H Y_max (block rewards are deterministically bounded);
@@ -13,26 +14,11 @@ constants (beta, forced exploration) use the full horizon T.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from bandits.algorithms.common import mixed_probabilities, sample_categorical
-from bandits.algorithms.tuning import integer_root_floor
+from bandits.algorithms.tuning import bob_parameters
 from bandits.errors import ConfigError, require_choice
-
-
-def ext_bob_parameters(T: int, d: int, setting: str, Y_max: float = 1.0, m: int = 1) -> dict:
-    H = math.floor(math.sqrt(d * T)) if setting == "glb" else math.floor(math.sqrt(d * T / m))
-    H = int(min(H, T))
-    if H < 2:
-        raise ConfigError(f"BOB needs H >= 2; T={T}, d={d} give H={H}.")
-    Delta = math.ceil(math.log(H))
-    J = [integer_root_floor(H, j, Delta) for j in range(Delta + 1)]
-    Q = 2 * H * (Y_max if setting == "glb" else m)
-    n_blocks = math.ceil(T / H)
-    gamma = min(1.0, math.sqrt((Delta + 1) * math.log(Delta + 1) / ((math.e - 1) * n_blocks)))
-    return {"H": H, "Delta": Delta, "J": J, "Q": Q, "gamma": gamma, "n_blocks": n_blocks, "setting": setting}
 
 
 class BanditOverBanditExt:
@@ -59,11 +45,11 @@ class BanditOverBanditExt:
         if self.setting == "glb":
             if info.get("link") != "logistic":
                 raise ConfigError("bob_glb needs env=drifting_logistic.")
-            p = ext_bob_parameters(T, d, "glb", float(info["reward_bound"]))
+            p = bob_parameters(T, d, 0.0, "glb", nu=float(info["reward_bound"]))
         else:
             if not info.get("semibandit"):
                 raise ConfigError("bob_semibandit needs env=drifting_semibandit.")
-            p = ext_bob_parameters(T, d, "semibandit", m=int(info["m"]))
+            p = bob_parameters(T, d, 0.0, "semibandit", m=int(info["m"]))
         u = rng.random(p["n_blocks"])
         logs = np.zeros(len(p["J"]))
         probs = np.empty(len(p["J"]))

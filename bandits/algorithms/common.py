@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from bandits.errors import ConfigError, require_float
+from bandits.errors import ConfigError, require_float, require_int
 
 KNOWN = ("R", "L", "S", "B_T")
 
@@ -40,7 +40,6 @@ def check_window(window) -> None:
         if window not in ("opt", "obl"):
             raise ConfigError(f"algo.window must be an integer >= 1, opt or obl, got {window!r}.")
     else:
-        from bandits.errors import require_int
         require_int("algo.window", window, minimum=1)
 
 
@@ -115,6 +114,3 @@ def mixed_probabilities(logw, gamma, p):
     for i in range(K):
         p[i] = (1.0 - gamma) * p[i] / s + gamma / K
 
-
-def uniforms(rng: np.random.Generator, n: int) -> np.ndarray:
-    return rng.random(n)

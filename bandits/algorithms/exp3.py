@@ -36,7 +36,7 @@ import math
 import numpy as np
 from numba import njit
 
-from bandits.algorithms.common import known_constants, mixed_probabilities, sample_categorical
+from bandits.algorithms.common import mixed_probabilities, sample_categorical
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 
 

@@ -44,11 +44,11 @@ import numpy as np
 from numba import njit
 
 from bandits.algorithms.sliding_window_least_squares import window_push, window_state
-from bandits.algorithms.common import (argmax_lowest, check_delta, check_known_overrides, known_constants,
+from bandits.algorithms.common import (argmax_lowest, check_delta, check_window, check_known_overrides, known_constants,
                                        resolve_delta)
 from bandits.algorithms.tuning import (confidence_radius, karmed_radius, window_obl,
                                        window_opt)
-from bandits.errors import ConfigError, require_choice, require_float, require_int
+from bandits.errors import ConfigError, require_choice, require_float
 
 
 @njit(cache=True)
@@ -211,10 +211,7 @@ class SlidingWindowUCB:
         self.B_T = B_T
 
     def check_params(self) -> None:
-        if isinstance(self.window, str):
-            require_choice("algo.window", self.window, {"opt", "obl"})
-        else:
-            require_int("algo.window", self.window, minimum=1)
+        check_window(self.window)
         require_float("algo.window_scale", self.window_scale, minimum=0.0, strict=True)
         _check_common(self)
 

@@ -64,28 +64,37 @@ def integer_root_floor(H: int, j: int, Delta: int) -> int:
     return x
 
 
-def bob_parameters(T: int, d: int, R: float, setting: str = "karmed", nu: float = 1.0) -> dict:
+def bob_parameters(T: int, d: int, R: float, setting: str = "karmed", nu: float = 1.0, m: int = 1) -> dict:
     """BOB's block length, window grid, normaliser and EXP3 rate.
 
     ``setting="karmed"``: eq. (23), H = floor(sqrt(d T)); ``"linear"``: eq. (11),
-    H = floor(d sqrt(T)). Both cap H at T (eq. (11) can exceed it, spec §5). Then
+    H = floor(d sqrt(T)); ``"glb"``: eq. (26), H = floor(sqrt(d T)), Q = 2 H Y_max
+    (Y_max = ``nu``); ``"semibandit"``: eq. (27), H = floor(sqrt(d T / m)), Q = 2 H m
+    (block rewards deterministically bounded, no noise term). All cap H at T (eq. (11) can exceed it, spec §5). Then
     Delta = ceil(ln H), J = {floor(H^(j/Delta)) : j = 0..Delta} (repeats kept as
     separate EXP3 arms, as the formula does), Q = 2H nu + 4R sqrt(H ln(T / sqrt(H)))
     (Lemma 7.4 with |<x, theta_t>| <= nu; the paper's eqs. (11)/(23) take nu = 1, the
     default; the pricing problem has nu = the largest price) and gamma = min{1, sqrt((Delta+1) ln(Delta+1) / ((e-1) ceil(T/H)))} (eq. (12)).
     """
-    if setting == "karmed":
+    if setting in ("karmed", "glb"):
         H = math.floor(math.sqrt(d * T))
     elif setting == "linear":
         H = math.floor(d * math.sqrt(T))
+    elif setting == "semibandit":
+        H = math.floor(math.sqrt(d * T / m))
     else:
-        raise ConfigError(f"BOB setting must be 'karmed' or 'linear', got {setting!r}.")
+        raise ConfigError(f"BOB setting must be karmed, linear, glb or semibandit, got {setting!r}.")
     H = int(min(H, T))
     if H < 2:
         raise ConfigError(f"BOB needs a block length H >= 2 (Delta = ceil(ln H) > 0); T={T}, d={d} give H={H}.")
     Delta = math.ceil(math.log(H))
     J = [integer_root_floor(H, j, Delta) for j in range(Delta + 1)]
-    Q = 2 * H * nu + 4 * R * math.sqrt(H * math.log(T / math.sqrt(H)))
+    if setting == "glb":
+        Q = 2 * H * nu
+    elif setting == "semibandit":
+        Q = 2 * H * m
+    else:
+        Q = 2 * H * nu + 4 * R * math.sqrt(H * math.log(T / math.sqrt(H)))
     n_blocks = math.ceil(T / H)
     gamma = min(1.0, math.sqrt((Delta + 1) * math.log(Delta + 1) / ((math.e - 1) * n_blocks)))
-    return {"H": H, "Delta": Delta, "J": J, "Q": Q, "gamma": gamma, "n_blocks": n_blocks}
+    return {"H": H, "Delta": Delta, "J": J, "Q": Q, "gamma": gamma, "n_blocks": n_blocks, "setting": setting}
