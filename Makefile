@@ -1,5 +1,12 @@
-# make install | make test | make figures [SCALE=quick] [CTX_SCALE=paper] | make bench
-PYTHON ?= python
+# make figures [SCALE=quick] [CTX_SCALE=paper] | make test | make plots | make docs | make bench [UPDATE=1]
+# On first use the project is installed (with its extras) into the active virtual or conda
+# environment, or else into a local .venv; `make PYTHON=python3 ...` picks an interpreter.
+BASE_PYTHON ?= python3
+PYTHON ?= $(if $(or $(VIRTUAL_ENV),$(CONDA_PREFIX)),python,.venv/bin/python)
+STAMP := .make/installed-$(subst /,_,$(PYTHON))
+EXTRAS := dev,vw,cluster
+RUN := $(PYTHON) run.py
+
 SCALE ?= full
 EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4 fig5 ext_glb ext_semibandit lower_bound
 # Sweeps over random instances (one root seed each): are the Fig. 3/4 claims instance-specific?
@@ -18,46 +25,65 @@ CTX_DELAY_ARGS :=
 endif
 
 ifeq ($(SCALE),quick)
-# Smoke-test scale: 5 trials, three horizons, separate folder so shipped results stay intact.
+# Every experiment, figure and claim at a tenth of its horizons (a quarter for the contextual
+# ones) and 3 trials, into results/quick/: the shipped results stay intact.
 RESULTS := results/quick
-SCALE_ARGS := trials=5 results_dir=$(RESULTS)
-SEEDS := range(3)
+DOCS := results/quick/docs
+SCALE_ARGS := horizon_scale=0.1 trials=3 results_dir=$(RESULTS)
+CTX_SCALE_ARGS := horizon_scale=0.25 trials=3 results_dir=$(RESULTS)
+SEEDS := range(2)
 else
 RESULTS := results
+DOCS := docs
 SCALE_ARGS :=
+CTX_SCALE_ARGS :=
 endif
 
-.PHONY: install test figures experiments plots bench collect clean-runs
+ifdef UPDATE
+BENCH_OUT := results/bench.csv
+else
+BENCH_OUT := results/bench/bench-$(shell date +%Y%m%d-%H%M%S).csv
+endif
 
-install:
-	$(PYTHON) -m pip install -e ".[dev,vw,cluster]"
+.PHONY: install test figures experiments plots docs bench collect clean-runs
 
-test:
+$(STAMP): pyproject.toml
+	@if [ "$(PYTHON)" = ".venv/bin/python" ] && [ ! -x .venv/bin/python ]; then \
+		echo "creating .venv (set PYTHON=... to use another interpreter)"; $(BASE_PYTHON) -m venv .venv; fi
+	$(PYTHON) -m pip install -q -e ".[$(EXTRAS)]"
+	@mkdir -p .make && touch $@
+
+install: $(STAMP)
+
+test: $(STAMP)
 	$(PYTHON) -m pytest
 
-experiments:
+experiments: $(STAMP)
 	@for exp in $(EXPERIMENTS); do \
-		$(PYTHON) run.py +experiment=$$exp $(SCALE_ARGS) || exit $$?; \
+		$(RUN) +experiment=$$exp $(SCALE_ARGS) || exit $$?; \
 	done
-	$(PYTHON) run.py -m +experiment=ctx_baselines env.n_pieces=1,5 $(SCALE_ARGS)
+	$(RUN) -m +experiment=ctx_baselines env.n_pieces=1,5 $(SCALE_ARGS)
 	@for exp in $(CTX_EXPERIMENTS); do \
-		$(PYTHON) run.py +experiment=$$exp $(CTX_ARGS) $(SCALE_ARGS) || exit $$?; \
+		$(RUN) +experiment=$$exp $(CTX_ARGS) $(CTX_SCALE_ARGS) || exit $$?; \
 	done
-	$(PYTHON) run.py -m +experiment=ctx_delay env.shift=0.25,0.5,1.0 $(CTX_DELAY_ARGS) $(SCALE_ARGS)
+	$(RUN) -m +experiment=ctx_delay env.shift=0.25,0.5,1.0 $(CTX_DELAY_ARGS) $(CTX_SCALE_ARGS)
 	@for exp in $(INSTANCE_EXPERIMENTS); do \
-		$(PYTHON) run.py -m +experiment=$$exp "seed=$(SEEDS)" $(SCALE_ARGS) || exit $$?; \
+		$(RUN) -m +experiment=$$exp "seed=$(SEEDS)" $(SCALE_ARGS) || exit $$?; \
 	done
 
-plots:
+plots: $(STAMP)
 	$(PYTHON) -m experiments.figures --results $(RESULTS)
 
-figures: experiments plots
+docs: $(STAMP)
+	$(PYTHON) -m experiments.docs --results $(RESULTS) --out $(DOCS)
 
-bench:
-	$(PYTHON) scripts/bench.py
+figures: experiments plots docs
+
+bench: $(STAMP)
+	$(PYTHON) scripts/bench.py --out $(BENCH_OUT)
 
 # make collect EXP=fig2a: merge finished cells (from any process or host) and list the missing ones
-collect:
+collect: $(STAMP)
 	$(PYTHON) -m experiments.collect +experiment=$(EXP) $(SCALE_ARGS)
 
 clean-runs:

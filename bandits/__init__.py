@@ -16,3 +16,12 @@ try:
     __version__ = _version("drift-bandits")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """``from bandits import simulate``: the runner's Python API (:mod:`experiments.api`),
+    imported on first use so that the library itself never depends on the runner."""
+    if name == "simulate":
+        from experiments.api import simulate
+        return simulate
+    raise AttributeError(f"module 'bandits' has no attribute {name!r}")

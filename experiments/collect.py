@@ -14,24 +14,22 @@ processes or hosts writing into the same results folder.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-
-from hydra import compose, initialize_config_dir
 
 from bandits.errors import ConfigError
+from experiments.registry import compose
 from experiments.runner import gather, make_plan
-
-CONF = Path(__file__).resolve().parent.parent / "conf"
 
 
 def collect(overrides: list[str]) -> int:
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
-    plan = make_plan(cfg)
+    plan = make_plan(compose(overrides))
     for bad in plan.corrupt:
         print(f"corrupted or partial cell moved aside: {bad}")
     rows = gather(plan)
-    print(f"[{plan.experiment}] {len(rows)} cells gathered into {plan.table_path}; {len(plan.todo)} missing")
+    if rows.empty:
+        print(f"[{plan.experiment}] no finished cell of this sweep in {plan.setup.results_dir}: no table written; "
+              f"{len(plan.todo)} missing")
+    else:
+        print(f"[{plan.experiment}] {len(rows)} cells gathered into {plan.table_path}; {len(plan.todo)} missing")
     for cell in plan.todo:
         print(f"  missing: algo={cell.algo_name} T={cell.T} trial={cell.trial}")
     return 0 if not plan.todo else 3

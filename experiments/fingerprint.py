@@ -1,9 +1,18 @@
 """Identity of code and configuration, so a finished cell is reused only when
-neither has changed."""
+neither has changed.
+
+The code fingerprint hashes what produces a cell's numbers and nothing else: the
+library (every ``.py`` under ``bandits/``: algorithms, environments and the trial
+loop of :mod:`bandits.simulation`). The runner's bookkeeping, the store, the
+summaries, the figures and the CLI (``experiments/``) are left out, so editing them
+reuses finished cells. A user's own policy or environment class defined outside the
+library is hashed from its source file (:func:`source_hash`).
+"""
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -11,20 +20,36 @@ from pathlib import Path
 import bandits
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("bandits", "experiments")
+LIBRARY = Path(bandits.__file__).resolve().parent
+
+
+def tree_hash(package: Path) -> str:
+    """Hash of every .py file under ``package`` (relative path and bytes)."""
+    h = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        h.update(str(path.relative_to(package)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:12]
 
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """Hash of every .py file of the library and runner (path and bytes). Unlike a
-    git commit it also changes with uncommitted edits, and it is the same on any
-    clone of the same sources."""
-    h = hashlib.sha256()
-    for pkg in PACKAGES:
-        for path in sorted((ROOT / pkg).rglob("*.py")):
-            h.update(str(path.relative_to(ROOT)).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()[:12]
+    """Hash of the library's sources. Unlike a git commit it also changes with
+    uncommitted edits, and it is the same on any clone of the same sources."""
+    return tree_hash(LIBRARY)
+
+
+@lru_cache(maxsize=None)
+def source_hash(cls: type) -> str:
+    """Hash of the file defining ``cls`` when it lies outside the library (a user's
+    policy or environment), else ''."""
+    try:
+        path = Path(inspect.getsourcefile(cls) or "").resolve()
+    except (TypeError, OSError):
+        return ""
+    if not path.is_file() or LIBRARY in path.parents:
+        return ""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
 @lru_cache(maxsize=1)
@@ -41,7 +66,7 @@ def provenance() -> dict:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10)
         if head.returncode == 0:
-            dirty = subprocess.run(["git", "status", "--porcelain", "--", *PACKAGES], cwd=ROOT, capture_output=True,
+            dirty = subprocess.run(["git", "status", "--porcelain", "--", "bandits"], cwd=ROOT, capture_output=True,
                                    text=True, timeout=10).stdout.strip()
             commit = head.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):

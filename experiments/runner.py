@@ -1,24 +1,26 @@
-"""Run a config: validate everything, fan the trials out with joblib, store each
-finished cell atomically, gather the experiment's table, print a summary.
+"""Run an experiment: validate everything, fan the trials out with joblib, store each
+finished cell atomically, gather the experiment's table, log a summary.
 
-Seeds (spec §1). One root ``seed`` per experiment; every stream is a
-``numpy.random.SeedSequence(seed, spawn_key=...)``:
+Three steps, each a plain function:
 
-* environment instance:   spawn_key (0, T)           -- shared by all trials
-* trial noise:            spawn_key (1, T, trial)     -- shared by all algorithms
-* algorithm randomness:   spawn_key (2, T, trial, crc32(algo name))
+* :func:`setup_from_config` (the CLI) or :func:`experiments.api.simulate` (Python)
+  build a :class:`Setup`: the environment, the algorithms by name, the horizons and
+  the top-level values, all validated;
+* :func:`plan` checks every algorithm/environment pair and every horizon before any
+  work, draws the instances and lists the cells, split into done and to-do;
+* :func:`execute` runs the to-do cells (a trial's cells share one reward table, see
+  :mod:`bandits.simulation` for the seeds), and :func:`gather` merges them into
+  ``results/tables/<experiment>.parquet``.
 
-so every algorithm of a trial faces the same rewards, and a cell's result does not
-depend on which worker ran it or in which order: tables are bit-identical for any
-``n_jobs`` (except ``wall_time_s``).
+Nothing is written when ``results_dir`` is None (the Python API's default): the
+rows are returned instead, with exactly the numbers the CLI would store.
 """
 
 from __future__ import annotations
 
-import copy
 import json
-import time
-import zlib
+import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,57 +30,144 @@ from joblib import Parallel, delayed
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from tqdm.auto import tqdm
 
-from bandits.algorithms.protocol import is_protocol_policy, play
-from bandits.errors import ConfigError, Unavailable, require_int
+from bandits.algorithms.protocol import is_protocol_policy
+from bandits.errors import ConfigError, Unavailable, require_float, require_int
+from bandits.simulation import problem_kinds, run_cell, stream, trial_rewards
 from experiments import store
-from experiments.fingerprint import code_fingerprint, package_version, provenance, stable_hash
-from experiments.summary import summarize
+from experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
+from experiments.summary import summary_text
 
-N_CHECKPOINTS = 200
+log = logging.getLogger("drift_bandits")
 
-
-def stream(seed: int, *key: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=tuple(int(k) for k in key)))
-
-
-def algo_stream_id(name: str) -> int:
-    return zlib.crc32(name.encode())
-
-
-def checkpoints(T: int) -> np.ndarray:
-    """About 200 rounds (1-based), evenly spaced, always ending at T."""
-    return np.unique(np.linspace(0, T, N_CHECKPOINTS + 1)[1:].round().astype(np.int64).clip(1, T))
+EXPERIMENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 
 # ----------------------------------------------------------------------------- building
 
-def _plain(node) -> dict:
+def plain(node) -> dict:
     return OmegaConf.to_container(node, resolve=True) if isinstance(node, (DictConfig, ListConfig)) else dict(node)
 
 
 def build(spec: dict, kind: str):
-    """Instantiate a config node ``{name, _target_, **params}`` into (name, object)."""
+    """Instantiate a config node ``{name, _target_, **params}`` into (name, object). A
+    config without a name is named after its class (a user's policy, say)."""
     from hydra.errors import InstantiationException
     from hydra.utils import instantiate
 
-    spec = dict(spec)
-    name = spec.pop("name", None)
+    spec = {k: v for k, v in spec.items() if k not in ("name", "label")}
     target = spec.get("_target_")
     if not target or target == "???":
-        raise ConfigError(f"{kind} config {name!r} has no _target_: set {kind}._target_=package.module.Class.")
-    name = name or str(target).rsplit(".", 1)[-1]
+        raise ConfigError(f"{kind} config has no _target_: set {kind}._target_=package.module.Class.")
     try:
         obj = instantiate(spec, _convert_="all")
     except InstantiationException as exc:
         msg = str(exc).strip().splitlines()
-        raise ConfigError(f"cannot build {kind} {name!r} from _target_={target}: {' '.join(msg)}") from None
+        raise ConfigError(f"cannot build {kind} from _target_={target}: {' '.join(msg)}") from None
     if kind == "algo" and not (callable(getattr(obj, "play", None)) or is_protocol_policy(obj)):
-        raise ConfigError(f"algo {name!r} ({target}) is not a policy: it needs play(rewards, info, rng) or "
+        raise ConfigError(f"algo {target} is not a policy: it needs play(rewards, info, rng) or "
                           "reset/select/update (see bandits/algorithms/protocol.py).")
     if kind == "algo" and callable(getattr(obj, "check_params", None)):
-        obj.check_params()  # environments are checked per horizon, in make_plan
-    return name, obj
+        obj.check_params()  # environments are checked per horizon, in plan()
+    return str(target).rsplit(".", 1)[-1], obj
 
+
+def algorithm(spec: dict, name: str | None = None):
+    """(name, object, spec) of one algorithm config; the name defaults to the config's
+    ``name``, then to the class name."""
+    built_name, obj = build(spec, "algo")
+    name = name or spec.get("name") or built_name
+    return name, obj, {**spec, "name": name, "label": spec.get("label")}
+
+
+@dataclass
+class Setup:
+    """What to run, validated: one environment, the algorithms by name, horizons, trials."""
+    experiment: str
+    env_name: str
+    env: object
+    env_cfg: dict
+    algos: dict  # name -> (object, config dict)
+    Ts: list
+    trials: int
+    seed: int
+    n_jobs: int = 1
+    save_actions: bool = False
+    overwrite: bool = False
+    results_dir: Path | None = Path("results")
+    backend: str = "loky"
+    address: str | None = None
+
+
+def horizons(value, scale: float = 1.0) -> list:
+    values = list(value) if isinstance(value, (list, tuple, ListConfig)) else [value]
+    if not values:
+        raise ConfigError("T must be a positive integer or a non-empty list of them.")
+    Ts = [require_int("T", v, minimum=1) for v in values]
+    if scale != 1.0:
+        Ts = sorted({max(1, round(T * scale)) for T in Ts})
+    return Ts
+
+
+def _bool(name, value) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be true or false, got {value!r}.")
+    return value
+
+
+def experiment_name(value) -> str:
+    name = str(value if value is not None else "adhoc")
+    if not EXPERIMENT_NAME.match(name):
+        raise ConfigError(f"experiment_name={name!r} names a results table: use letters, digits and _ . + - "
+                          "(starting with a letter or digit).")
+    return name
+
+
+def setup_from_config(cfg: DictConfig) -> Setup:
+    """Validate the top-level values and build the environment and algorithms of a
+    composed config (``algos`` of an experiment, or the single ``algo``)."""
+    scale = require_float("horizon_scale", cfg.get("horizon_scale", 1.0), minimum=0.0, strict=True)
+    Ts = horizons(cfg.T, scale)
+    trials = require_int("trials", cfg.trials, minimum=1)
+    seed = require_int("seed", cfg.seed, minimum=0)
+    n_jobs = require_int("n_jobs", cfg.n_jobs)
+    if n_jobs == 0:
+        raise ConfigError("n_jobs must be a positive number of workers or -1 (all cores), got 0.")
+    overwrite = _bool("overwrite", cfg.get("overwrite", False))
+    save_actions = _bool("save_actions", cfg.get("save_actions", False))
+    name = experiment_name(cfg.get("experiment_name"))
+
+    env_cfg = plain(cfg.env)
+    env_name = env_cfg.get("name") or str(env_cfg.get("_target_", "env")).rsplit(".", 1)[-1]
+    _, env = build(env_cfg, "env")
+
+    algo_cfgs = plain(cfg.algos) if cfg.get("algos") else {}
+    if algo_cfgs and cfg.get("algo") is not None:
+        raise ConfigError(f"this experiment runs the algorithms under `algos` ({', '.join(algo_cfgs)}); "
+                          f"drop the algo=... override, or add one with +algo@algos.<name>=<algo config>.")
+    if not algo_cfgs:
+        if cfg.get("algo") is None:
+            raise ConfigError("no algorithm: choose one with algo=<name>.")
+        algo_cfgs = {None: plain(cfg.algo)}
+    algos = {}
+    for key, spec in algo_cfgs.items():
+        try:
+            name_, obj, spec = algorithm(spec, key)  # the key under `algos` names the algorithm
+        except Unavailable as exc:
+            log.warning(f"note: {key or spec.get('name')}: {exc}")
+            continue
+        algos[name_] = (obj, spec)
+    if not algos:
+        raise ConfigError("no algorithm left to run (see the notes above).")
+
+    par = cfg.get("parallel") or {}
+    backend = str(par.get("backend", "loky"))
+    if backend not in ("loky", "dask"):
+        raise ConfigError(f"parallel.backend must be loky or dask, got {backend!r}.")
+    return Setup(name, env_name, env, env_cfg, algos, Ts, trials, seed, n_jobs, save_actions, overwrite,
+                 Path(cfg.get("results_dir", "results")), backend, par.get("address"))
+
+
+# ----------------------------------------------------------------------------- planning
 
 @dataclass
 class Cell:
@@ -89,135 +178,87 @@ class Cell:
     trial: int
     key: str
     config_hash: str
-    path: Path
+    path: Path | None
 
 
 @dataclass
 class Plan:
-    experiment: str
-    env_name: str
-    env: object
-    env_cfg: dict
-    seed: int
-    trials: int
-    Ts: list
-    n_jobs: int
-    save_actions: bool
-    results_dir: Path
+    setup: Setup
     instances: dict = field(default_factory=dict)
     todo: list = field(default_factory=list)
     done: list = field(default_factory=list)
     corrupt: list = field(default_factory=list)  # unreadable cell files moved aside (recomputed)
-    backend: str = "loky"
-    address: str | None = None
 
     @property
-    def table_path(self) -> Path:
-        return self.results_dir / "tables" / f"{self.experiment}.parquet"
+    def experiment(self) -> str:
+        return self.setup.experiment
+
+    @property
+    def table_path(self) -> Path | None:
+        rd = self.setup.results_dir
+        return None if rd is None else rd / "tables" / f"{self.experiment}.parquet"
 
 
-def _horizons(value) -> list:
-    values = list(value) if isinstance(value, (list, tuple, ListConfig)) else [value]
-    if not values:
-        raise ConfigError("T must be a positive integer or a non-empty list of them.")
-    return [require_int("T", v, minimum=1) for v in values]
+def check_compatible(setup: Setup) -> None:
+    """Every algorithm against the environment's kind of problem, before any work."""
+    from bandits.environments.base import PROBLEM_KINDS
+
+    kind = setup.env.problem_kind()
+    wrong = {name: problem_kinds(obj) for name, (obj, _) in setup.algos.items() if kind not in problem_kinds(obj)}
+    if not wrong:
+        return
+    from experiments.registry import algorithms_for, environments_for
+
+    lines = []
+    for name, kinds in wrong.items():
+        lines.append(f"algorithm {name!r} does not fit env={setup.env_name}: it solves {' / '.join(kinds)} "
+                     f"problems, and {setup.env_name} is a {kind} problem ({PROBLEM_KINDS[kind]}). "
+                     f"Environments {name!r} runs on: {', '.join(environments_for(kinds)) or 'none configured'}.")
+    lines.append(f"Algorithms for env={setup.env_name}: {', '.join(algorithms_for(kind)) or 'none configured'}.")
+    raise ConfigError(" ".join(lines))
 
 
-def _bool(name, value) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be true or false, got {value!r}.")
-    return value
+def cell_code(*objs) -> str:
+    """The library's fingerprint, plus the source of any user class (policy or
+    environment) defined outside it, so that editing one's own code never reuses a
+    stale cell."""
+    return "+".join([code_fingerprint(), *filter(None, (source_hash(type(o)) for o in objs))])
+
+
+def plan(setup: Setup) -> Plan:
+    """Check the pairs and horizons, draw the instances, and list the cells (done / to do).
+    Raises ConfigError before any work starts."""
+    for T in setup.Ts:
+        setup.env.check_params(T)
+    check_compatible(setup)
+    out = Plan(setup)
+    for T in setup.Ts:
+        inst = setup.env.instance(T, stream(setup.seed, 0, T))
+        out.instances[T] = inst
+        for name, (obj, spec) in setup.algos.items():
+            if callable(getattr(obj, "resolve", None)):
+                obj.resolve(T, inst.info)  # surfaces impossible constants (e.g. H < 2) now
+            config_hash = stable_hash({"env": setup.env_cfg, "algo": spec, "T": T, "seed": setup.seed})
+            code = cell_code(obj, setup.env)
+            for trial in range(setup.trials):
+                key = stable_hash({"experiment": setup.experiment, "config": config_hash, "trial": trial,
+                                   "code": code, "save_actions": setup.save_actions})
+                path = None if setup.results_dir is None else \
+                    setup.results_dir / "runs" / setup.experiment / f"{key}.parquet"
+                cell = Cell(name, obj, spec, T, trial, key, config_hash, path)
+                stored = path is not None and path.exists()
+                if stored and not setup.overwrite and not store.valid_cell(path, key):
+                    out.corrupt.append(store.quarantine(path))
+                    stored = False
+                (out.done if stored and not setup.overwrite else out.todo).append(cell)
+    return out
 
 
 def make_plan(cfg: DictConfig) -> Plan:
-    """Validate the whole config and list the cells to run. Raises ConfigError
-    before any work starts."""
-    Ts = _horizons(cfg.T)
-    trials = require_int("trials", cfg.trials, minimum=1)
-    seed = require_int("seed", cfg.seed, minimum=0)
-    n_jobs = require_int("n_jobs", cfg.n_jobs)
-    if n_jobs == 0:
-        raise ConfigError("n_jobs must be a positive number of workers or -1 (all cores), got 0.")
-    overwrite = _bool("overwrite", cfg.get("overwrite", False))
-    save_actions = _bool("save_actions", cfg.get("save_actions", False))
-    experiment = str(cfg.get("experiment") or "adhoc")
-
-    env_cfg = _plain(cfg.env)
-    env_name, env = build(env_cfg, "env")
-    for T in Ts:
-        env.check_params(T)
-
-    algo_cfgs = _plain(cfg.algos) if cfg.get("algos") else {}
-    if algo_cfgs and cfg.get("algo") is not None:
-        raise ConfigError(f"this experiment runs the algorithms under `algos` ({', '.join(algo_cfgs)}); "
-                          f"drop the algo=... override, or add one with +algo@algos.<name>=<algo config>.")
-    if not algo_cfgs:
-        if cfg.get("algo") is None:
-            raise ConfigError("no algorithm: choose one with algo=<name>.")
-        a = _plain(cfg.algo)
-        algo_cfgs = {a.get("name") or "algo": a}
-    algos = {}
-    for key, spec in algo_cfgs.items():
-        spec = {**spec, "name": key}  # the key under `algos` is the label in tables and figures
-        try:
-            name, obj = build(spec, "algo")
-        except Unavailable as exc:
-            print(f"note: {key}: {exc}")
-            continue
-        algos[name] = (obj, spec)
-    if not algos:
-        raise ConfigError("no algorithm left to run (see the notes above).")
-
-    plan = Plan(experiment, env_name, env, env_cfg, seed, trials, Ts, n_jobs, save_actions,
-                Path(cfg.get("results_dir", "results")))
-    par = cfg.get("parallel") or {}
-    plan.backend = str(par.get("backend", "loky"))
-    plan.address = par.get("address")
-    if plan.backend not in ("loky", "dask"):
-        raise ConfigError(f"parallel.backend must be loky or dask, got {plan.backend!r}.")
-    code = code_fingerprint()
-    for T in Ts:
-        inst = env.instance(T, stream(seed, 0, T))
-        plan.instances[T] = inst
-        for name, (obj, spec) in algos.items():
-            if callable(getattr(obj, "resolve", None)):
-                obj.resolve(T, inst.info)  # surfaces impossible constants (e.g. H < 2) now
-            config_hash = stable_hash({"env": env_cfg, "algo": spec, "T": T, "seed": seed})
-            for trial in range(trials):
-                key = stable_hash({"experiment": experiment, "config": config_hash, "trial": trial,
-                                   "code": code, "save_actions": save_actions})
-                path = plan.results_dir / "runs" / experiment / f"{key}.parquet"
-                cell = Cell(name, obj, spec, T, trial, key, config_hash, path)
-                if path.exists() and not overwrite and not store.valid_cell(path, key):
-                    bad = store.quarantine(path)
-                    plan.corrupt.append(bad)
-                (plan.todo if overwrite or not path.exists() else plan.done).append(cell)
-    return plan
+    return plan(setup_from_config(cfg))
 
 
 # ----------------------------------------------------------------------------- running
-
-def evaluate(means: np.ndarray, rewards: np.ndarray, actions: np.ndarray, optimal: np.ndarray | None = None,
-             masks: bool = False) -> dict:
-    """Cumulative dynamic pseudo-regret (from expected rewards, against ``optimal`` or the
-    best action of each round) and realised reward. With ``masks`` (semi-bandits) an
-    action is a bit mask of items and earns the sum over its items."""
-    T, K = means.shape
-    if masks:
-        bits = ((actions[:, None] >> np.arange(K)[None, :]) & 1).astype(bool)
-        if actions.min() < 0 or actions.max() >= 2 ** K:
-            raise RuntimeError("algorithm returned invalid item masks")
-        regret = np.cumsum(optimal - (means * bits).sum(axis=1))
-        return {"regret": regret, "reward": np.cumsum((rewards * bits).sum(axis=1))}
-    if actions.shape != (T,) or actions.min() < 0 or actions.max() >= K:
-        raise RuntimeError(f"algorithm returned invalid actions (shape {actions.shape}, range "
-                           f"[{actions.min()}, {actions.max()}], K={K})")
-    rounds = np.arange(T)
-    best = means.max(axis=1) if optimal is None else optimal
-    regret = np.cumsum(best - means[rounds, actions])
-    reward = np.cumsum(rewards[rounds, actions])
-    return {"regret": regret, "reward": reward}
-
 
 def _json(obj) -> str:
     def default(o):
@@ -229,99 +270,80 @@ def _json(obj) -> str:
     return json.dumps(obj, sort_keys=True, default=default)
 
 
-_WARM: set = set()
+def stored_info(instance) -> dict:
+    """What a row records of an instance: every scalar or list the learner was told and
+    every evaluation-only one (arrays such as contexts or the price grid are left out)."""
+    both = {**instance.info, **instance.evaluation}
+    return {k: v for k, v in both.items() if not isinstance(v, np.ndarray)}
 
 
-def warm_up(algo, rewards, instance) -> None:
-    """Load (or compile) an algorithm's kernels once per process on a few rounds, so
-    that ``wall_time_s`` measures the run, not the JIT."""
-    key = type(algo)
-    if key in _WARM:
-        return
-    n = min(len(rewards), 20)
-    feats = instance.features[:n] if instance.features is not None and instance.features.shape[0] > 1 \
-        else instance.features
-    try:
-        play(copy.deepcopy(algo), rewards[:n], instance.info, np.random.default_rng(0), feats)
-    except Exception:  # a policy that cannot run on 20 rounds is timed cold; the real run reports errors
-        pass
-    _WARM.add(key)
+def make_row(meta: dict, cell: Cell, instance, numbers: dict) -> dict:
+    params = {k: v for k, v in cell.algo_cfg.items() if k != "name"}
+    params["derived"] = numbers["derived"]
+    return {
+        "experiment": meta["experiment"], "env": meta["env_name"], "algo": cell.algo_name, "label": None,
+        "T": cell.T, "trial": cell.trial, "seed": meta["seed"],
+        "final_regret": numbers["final_regret"], "final_reward": numbers["final_reward"],
+        "wall_time_s": numbers["wall_time_s"], "config_hash": cell.config_hash,
+        "code_fingerprint": meta["code"], "package_version": meta["version"], "cell_key": cell.key,
+        "algo_params": _json(params), "env_params": meta["env_params"], "env_info": _json(stored_info(instance)),
+        "checkpoints": numbers["checkpoints"], "regret_curve": numbers["regret_curve"],
+        "reward_curve": numbers["reward_curve"], "actions": numbers["actions"],
+        "events": None if numbers["events"] is None else _json(numbers["events"]),
+        **meta["provenance"],
+    }
 
 
-def public_info(info: dict) -> dict:
-    """The scalar constants of an instance, as stored with each row (arrays such as the
-    price grid or recorded prices are left out)."""
-    return {k: v for k, v in info.items() if not isinstance(v, np.ndarray)}
-
-
-def run_trial(plan_meta: dict, env, instance, T: int, trial: int, cells: list) -> list:
+def run_trial(meta: dict, env, instance, T: int, trial: int, cells: list) -> list:
     """One trial: draw the rewards once, run every pending algorithm on them, write
-    each finished cell. Runs in a joblib worker."""
-    seed = plan_meta["seed"]
-    rewards = env.rewards(instance, stream(seed, 1, T, trial))
-    ckpt = checkpoints(T)
-    written = []
+    each finished cell (or return the rows when nothing is stored). Runs in a worker."""
+    rewards = trial_rewards(env, instance, meta["seed"], T, trial)
+    out = []
     for cell in cells:
-        algo = copy.deepcopy(cell.algo)
-        warm_up(algo, rewards, instance)
-        rng = stream(seed, 2, T, trial, algo_stream_id(cell.algo_name))
-        start = time.perf_counter()
-        actions = np.asarray(play(algo, rewards, instance.info, rng, instance.features), dtype=np.int64)
-        wall = time.perf_counter() - start
-        curves = evaluate(instance.means, rewards, actions, instance.optimal, bool(instance.info.get("semibandit")))
-        params = {k: v for k, v in cell.algo_cfg.items() if k != "name"}
-        params["derived"] = getattr(algo, "derived_", {})
-        row = {
-            "experiment": plan_meta["experiment"], "env": plan_meta["env_name"],
-            "algo": cell.algo_name, "T": T, "trial": trial, "seed": seed,
-            "final_regret": float(curves["regret"][-1]), "final_reward": float(curves["reward"][-1]),
-            "wall_time_s": wall, "config_hash": cell.config_hash,
-            "code_fingerprint": plan_meta["code"], "package_version": plan_meta["version"],
-            "cell_key": cell.key, "algo_params": _json(params), "env_info": _json(public_info(instance.info)),
-            "checkpoints": ckpt.tolist(),
-            "regret_curve": curves["regret"][ckpt - 1].tolist(),
-            "reward_curve": curves["reward"][ckpt - 1].tolist(),
-            "actions": actions.astype(np.int32).tolist() if plan_meta["save_actions"] else None,
-            "events": _json(algo.events_) if hasattr(algo, "events_") else None,
-            **plan_meta["provenance"],
-        }
-        store.write_cell(cell.path, row)
-        written.append(cell.key)
-    return written
+        numbers = run_cell(cell.algo, cell.algo_name, instance, rewards, meta["seed"], T, trial,
+                           meta["save_actions"])
+        row = make_row(meta, cell, instance, numbers)
+        if cell.path is None:
+            out.append(row)
+        else:
+            store.write_cell(cell.path, row)
+            out.append(cell.key)
+    return out
 
 
-def execute(plan: Plan, progress: bool = True) -> int:
-    """Run the pending cells; returns how many were written. Finished cells are on
-    disk the moment they finish, so an interrupt loses only the trials in flight."""
+def execute(plan: Plan, progress: bool = True) -> list:
+    """Run the pending cells; returns the rows (in-memory runs) or the keys written.
+    Finished cells are on disk the moment they finish, so an interrupt loses only the
+    trials in flight."""
+    s = plan.setup
     by_trial: dict = {}
     for cell in plan.todo:
         by_trial.setdefault((cell.T, cell.trial), []).append(cell)
-    meta = {"seed": plan.seed, "experiment": plan.experiment, "env_name": plan.env_name,
-            "code": code_fingerprint(), "version": package_version(), "save_actions": plan.save_actions,
-            "provenance": provenance()}
-    jobs = [delayed(run_trial)(meta, plan.env, plan.instances[T], T, trial, cells)
+    meta = {"seed": s.seed, "experiment": s.experiment, "env_name": s.env_name, "env_params": _json(
+        {k: v for k, v in s.env_cfg.items() if k != "name"}), "code": code_fingerprint(),
+        "version": package_version(), "save_actions": s.save_actions, "provenance": provenance()}
+    jobs = [delayed(run_trial)(meta, s.env, plan.instances[T], T, trial, cells)
             for (T, trial), cells in sorted(by_trial.items())]
     if not jobs:
-        return 0
-    n = 0
-    bar = tqdm(total=len(plan.todo), desc=plan.experiment, unit="cell", delay=2.0, disable=not progress)
+        return []
+    out = []
+    bar = tqdm(total=len(plan.todo), desc=s.experiment, unit="cell", delay=2.0, disable=not progress)
     try:
-        if plan.backend == "dask":
-            n = _execute_dask(plan, jobs, bar)
+        if s.backend == "dask":
+            results = _execute_dask(plan, jobs)
+        elif s.n_jobs == 1:
+            results = (job[0](*job[1], **job[2]) for job in jobs)
         else:
-            if plan.n_jobs == 1:
-                results = (job[0](*job[1], **job[2]) for job in jobs)
-            else:
-                results = Parallel(n_jobs=plan.n_jobs, return_as="generator_unordered")(jobs)
-            for written in results:
-                n += len(written)
-                bar.update(len(written))
+            results = Parallel(n_jobs=s.n_jobs, return_as="generator_unordered")(jobs)
+        for written in results:
+            out.extend(written)
+            bar.update(len(written))
     finally:
         bar.close()
-    return n
+    return out
 
 
-def _execute_dask(plan: Plan, jobs: list, bar) -> int:
+def _execute_dask(plan: Plan, jobs: list) -> list:
     """joblib's Dask backend: the trials fan out over a Dask cluster (``parallel.address``,
     e.g. tcp://scheduler:8786), or over a local one when no address is given."""
     try:
@@ -330,41 +352,50 @@ def _execute_dask(plan: Plan, jobs: list, bar) -> int:
         raise ConfigError("parallel.backend=dask needs dask.distributed (pip install -e \".[cluster]\").") from exc
     from joblib import parallel_config
 
-    client = Client(plan.address) if plan.address else Client(processes=False)
+    client = Client(plan.setup.address) if plan.setup.address else Client(processes=False)
     try:
         with parallel_config(backend="dask"):
-            results = Parallel(n_jobs=-1)(jobs)
+            return Parallel(n_jobs=-1)(jobs)
     finally:
         client.close()
-    n = sum(len(w) for w in results)
-    bar.update(n)
-    return n
 
 
-def gather(plan: Plan) -> pd.DataFrame:
-    """Merge this plan's finished cells into results/tables/<experiment>.parquet and
-    return the rows of this plan."""
+def gather(plan: Plan, rows: list | None = None) -> pd.DataFrame:
+    """This plan's rows, labelled as in the experiment's table. With a results folder the
+    finished cells are merged into ``results/tables/<experiment>.parquet`` first (an
+    experiment with no finished cell writes no table)."""
+    if plan.table_path is None:
+        return store.finish(pd.DataFrame(rows or [], columns=store.SCHEMA.names))
     cells = plan.done + plan.todo
     paths = [c.path for c in cells if c.path.exists()]
     new = store.read_cells(paths)
-    store.merge_into_table(plan.table_path, new)
-    return new.sort_values(["algo", "T", "trial"], kind="stable").reset_index(drop=True)
+    if new.empty and not plan.table_path.exists():
+        return store.finish(new)
+    table = store.merge_into_table(plan.table_path, new)
+    mine = table[table["cell_key"].isin({c.key for c in cells})]
+    return mine.sort_values(["label", "T", "trial"], kind="stable").reset_index(drop=True)
 
 
 def run(cfg: DictConfig, progress: bool = True) -> pd.DataFrame:
-    """Entry point behind ``run.py``: plan, execute, gather, summarise."""
-    plan = make_plan(cfg)
-    print(f"[{plan.experiment}] env={plan.env_name} T={plan.Ts} trials={plan.trials} seed={plan.seed}: "
-          f"{len(plan.todo)} cells to run, {len(plan.done)} already done (code {code_fingerprint()})")
-    for bad in plan.corrupt:
-        print(f"warning: unreadable or partial cell file moved to {bad}; the cell is recomputed")
+    """Entry point behind the CLI: plan, execute, gather, summarise."""
+    p = make_plan(cfg)
+    s = p.setup
+    log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} trials={s.trials} seed={s.seed}: "
+             f"{len(p.todo)} cells to run, {len(p.done)} already stored (code {code_fingerprint()})")
+    for bad in p.corrupt:
+        log.warning(f"warning: unreadable or partial cell file moved to {bad}; the cell is recomputed")
+    if _bool("dry_run", cfg.get("dry_run", False)):
+        log.info("dry run: the config is valid; nothing was run.")
+        return store.finish(pd.DataFrame(columns=store.SCHEMA.names))
+    if not p.todo:
+        log.info("nothing to run: every cell of this command is already stored (overwrite=true recomputes).")
     try:
-        execute(plan, progress=progress)
+        execute(p, progress=progress)
     except KeyboardInterrupt:
-        rows = gather(plan)
-        print(f"\ninterrupted: {len(rows)} finished cells are saved; run the same command again to resume.")
+        rows = gather(p)
+        log.warning(f"interrupted: {len(rows)} finished cells are saved; run the same command again to resume.")
         raise
-    rows = gather(plan)
-    print(summarize(rows).to_string(index=False))
-    print(f"table: {plan.table_path}")
+    rows = gather(p)
+    log.info(summary_text(rows))
+    log.info(f"table: {p.table_path}")
     return rows

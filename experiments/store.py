@@ -1,10 +1,15 @@
 """The result store: one Parquet file per finished cell, written atomically.
 
-A cell is one (experiment, env, algo, T, trial). Its file appears only once the
-cell is complete (write to a temporary file in the same folder, then
-``os.replace``), so an interrupted sweep never leaves a half-written cell, and a
-re-run skips every cell whose file exists. ``results/tables/<experiment>.parquet``
-gathers the cells of an experiment (also written atomically).
+A cell is one configuration (algorithm and environment settings, T, root seed) and
+one trial; its identity is (``config_hash``, ``trial``), where the hash covers every
+config value. Its file appears only once the cell is complete (write to a temporary
+file in the same folder, then ``os.replace``), so an interrupted sweep never leaves
+a half-written cell, and a re-run skips every cell whose file exists.
+``results/tables/<experiment>.parquet`` gathers the cells of an experiment (also
+written atomically): rows that differ in any config value stay distinct, and a
+re-computed cell (new code) replaces its older row. Every row gets a ``label``
+(:mod:`experiments.labels`). Files get the permissions the umask allows, like any
+other file the user creates, so a results folder can be shared.
 """
 
 from __future__ import annotations
@@ -17,10 +22,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from experiments.labels import assign_labels
+
 SCHEMA = pa.schema([
     ("experiment", pa.string()),
     ("env", pa.string()),
     ("algo", pa.string()),
+    ("label", pa.string()),  # human-readable, unique per configuration within a table (experiments.labels)
     ("T", pa.int64()),
     ("trial", pa.int64()),
     ("seed", pa.int64()),
@@ -32,7 +40,8 @@ SCHEMA = pa.schema([
     ("package_version", pa.string()),
     ("cell_key", pa.string()),
     ("algo_params", pa.string()),  # JSON: configured and derived constants (window, beta, ...)
-    ("env_info", pa.string()),  # JSON: constants told to algorithms and realised variation
+    ("env_params", pa.string()),  # JSON: the environment's configuration
+    ("env_info", pa.string()),  # JSON: what the learner was told and the evaluation-only scalars
     ("checkpoints", pa.list_(pa.int64())),  # rounds t (1-based) at which curves are kept
     ("regret_curve", pa.list_(pa.float64())),  # cumulative dynamic (pseudo-)regret at checkpoints
     ("reward_curve", pa.list_(pa.float64())),  # cumulative realised reward at checkpoints
@@ -45,7 +54,18 @@ SCHEMA = pa.schema([
     ("host", pa.string()),
 ])
 
-KEY_COLUMNS = ["env", "algo", "T", "trial", "seed"]
+KEY_COLUMNS = ["config_hash", "trial"]
+ORDER = ["seed", "label", "T", "trial", "env"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Read once, in the main thread, before any worker writes (os.umask is process-wide).
+FILE_MODE = 0o666 & ~_umask()
 
 
 def _atomic_write(table: pa.Table, path: Path) -> None:
@@ -53,6 +73,7 @@ def _atomic_write(table: pa.Table, path: Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
+        os.chmod(tmp, FILE_MODE)  # mkstemp makes 0600 whatever the umask
         pq.write_table(table, tmp)
         os.replace(tmp, path)
     except BaseException:
@@ -83,10 +104,21 @@ def quarantine(path: Path) -> Path:
 
 
 def read_cells(paths) -> pd.DataFrame:
+    """Cells as rows (columns added since a cell was written are null)."""
     tables = [pq.read_table(p, schema=SCHEMA) for p in paths]
     if not tables:
         return SCHEMA.empty_table().to_pandas()
     return pa.concat_tables(tables).to_pandas()
+
+
+def finish(rows: pd.DataFrame) -> pd.DataFrame:
+    """Labels and the stable row order of a table, with the column types of a table
+    read back from its file (a round trip through the schema), so an in-memory table
+    and a stored one compare equal."""
+    rows = rows.copy()
+    rows["label"] = assign_labels(rows)
+    rows = rows.sort_values(ORDER, kind="stable").reset_index(drop=True)
+    return pa.Table.from_pandas(rows[SCHEMA.names], schema=SCHEMA, preserve_index=False).to_pandas()
 
 
 class table_lock:
@@ -111,7 +143,8 @@ class table_lock:
 
 
 def merge_into_table(path: Path, new: pd.DataFrame) -> pd.DataFrame:
-    """Replace the rows of ``path`` that share (env, algo, T, trial, seed) with ``new``'s."""
+    """Add ``new``'s rows to the table at ``path``, replacing rows of the same cell
+    (``config_hash``, ``trial``), and relabel; returns the whole table."""
     with table_lock(path):
         return _merge(path, new)
 
@@ -134,7 +167,7 @@ def _merge(path: Path, new: pd.DataFrame) -> pd.DataFrame:
         merged = _read_old(path)
     else:
         merged = new
-    merged = merged.sort_values(["seed", "algo", "T", "trial", "env"], kind="stable").reset_index(drop=True)
+    merged = finish(merged)
     _atomic_write(pa.Table.from_pandas(merged, schema=SCHEMA, preserve_index=False), path)
     return merged
 

@@ -1,4 +1,5 @@
-"""Speed benchmark behind ``make bench``: writes results/bench.csv and prints it.
+"""Speed benchmark behind ``make bench``: writes a new CSV under results/bench/ (or
+``--out``; ``make bench UPDATE=1`` rewrites the committed results/bench.csv) and prints it.
 
 Cases (T = 1e5): linear SW-UCB with d = 5, 40 fresh actions per round and
 w = 2000; on K = 2 sinusoid rewards SW-UCB with w = 1000, EXP3.S (both readings)
@@ -13,7 +14,7 @@ run.py. A pricing case times one auto-loan trial (T = 5e4, 51 prices, d = 16). C
 cases: one OP solve on 5e4 logged rounds (K = 5, N = 500; iterations, oracle calls,
 seconds) and one ILTCB trial at T = 1e5 (seconds, oracle calls).
 
-    python scripts/bench.py [--trials 5] [--skip-figures]
+    python scripts/bench.py [--trials 5] [--skip-figures] [--out results/bench.csv]
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--T", type=int, default=100_000)
     ap.add_argument("--skip-figures", action="store_true")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench.csv")
+    ap.add_argument("--out", type=Path,
+                    default=ROOT / "results" / "bench" / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.csv")
     args = ap.parse_args(argv)
 
     env = Sinusoid()
@@ -226,8 +228,8 @@ def main(argv=None) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out, index=False)
-    with pd.option_context("display.width", 200):
-        print(table.to_string(index=False))
+    print(table.to_string(index=False, line_width=100))
+    print(f"written: {args.out}")
     return table
 
 

@@ -134,7 +134,7 @@ def test_pricing_environment_is_the_papers_model(pricing):
     assert prob.min() >= 0 and prob.max() <= 1
     # the linear model: revenue = <theta_rev, phi> wherever the clip is inactive
     t, k = 5, 7
-    assert inst.info["data_source"] == "synthetic surrogate"
+    assert inst.evaluation["data_source"] == "synthetic surrogate"
     r1 = env.rewards(inst, np.random.default_rng(0))
     assert set(np.unique(r1 / np.where(prices > 0, prices, 1))) <= {0.0, 1.0}
     # one uniform per customer: a customer who accepts a price accepts every cheaper price
@@ -142,7 +142,7 @@ def test_pricing_environment_is_the_papers_model(pricing):
     acc = (r1[:, 1:] > 0)
     higher_prob = prob[:, 1:-1] >= prob[:, 2:]
     assert not (acc[:, 1:] & ~acc[:, :-1] & higher_prob).any()
-    assert np.isfinite(inst.info["B_T_theta"]) and inst.info["B_T_theta"] > 0
+    assert np.isfinite(inst.evaluation["B_T_theta"]) and inst.evaluation["B_T_theta"] > 0
     assert t < k  # (indices used above are in range)
 
 

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from conftest import CONF, compose
 
-from bandits.algorithms import play
 from bandits.environments import Table
-from experiments.runner import build, evaluate, stream
+from bandits.environments.base import LEARNER_KEYS, PROBLEM_KINDS, kind_of
+from bandits.simulation import evaluate, learner_info, problem_kinds, run_actions, stream
+from experiments.runner import build
 
 ALGOS = sorted(p.stem for p in (CONF / "algo").glob("*.yaml") if p.stem != "custom")
 ENVS = sorted(p.stem for p in (CONF / "env").glob("*.yaml"))
@@ -45,14 +46,7 @@ def env_from_conf(name, table_file):
     return build(OmegaConf.to_container(compose(overrides).env, resolve=True), "env")[1]
 
 
-DEFAULT_KINDS = ("karmed", "linear", "pricing")
-
-
-def kinds(algo):
-    return getattr(algo, "problem_kinds", DEFAULT_KINDS)
-
-
-KINDS = ("karmed", "linear", "pricing", "contextual", "glb", "semibandit")
+KINDS = tuple(PROBLEM_KINDS)
 
 
 @lru_cache(maxsize=None)
@@ -71,19 +65,30 @@ def trial(kind):
            "semibandit": lambda: DriftingSemiBandit(d=6, m=2, B_T_scale=3.0)}[kind]()
     env.check_params(600)
     inst = env.instance(600, stream(1, 0, 600))
+    assert env.problem_kind() == kind_of(inst.info) == kind
     return inst, env.rewards(inst, stream(1, 1, 600, 0))
 
 
 # every algorithm against every kind of problem it declares (problem_kinds)
-PAIRS = [(name, algo, kind) for name, algo in all_algos() for kind in kinds(algo)]
+PAIRS = [(name, algo, kind) for name, algo in all_algos() for kind in problem_kinds(algo)]
+IDS = [f"{n}-{k}" for n, _, k in PAIRS]
 
 
-@pytest.mark.parametrize("name,algo,kind", PAIRS, ids=[f"{n}-{k}" for n, _, k in PAIRS])
+def chosen_mask(actions, K, masks):
+    """(T, K) True where the learner observed the reward: the chosen arm, or the chosen items."""
+    if masks:
+        return ((actions[:, None] >> np.arange(K)) & 1).astype(bool)
+    out = np.zeros((len(actions), K), dtype=bool)
+    out[np.arange(len(actions)), actions] = True
+    return out
+
+
+@pytest.mark.parametrize("name,algo,kind", PAIRS, ids=IDS)
 def test_algorithm_conformance(name, algo, kind):
     inst, rewards = trial(kind)
     T, K = rewards.shape
-    a1 = np.asarray(play(algo, rewards, inst.info, stream(7, 2), inst.features))
-    a2 = np.asarray(play(algo, rewards, inst.info, stream(7, 2), inst.features))
+    a1 = run_actions(algo, inst, rewards, stream(7, 2))
+    a2 = run_actions(algo, inst, rewards, stream(7, 2))
     # valid actions (semi-bandits: bit masks of m items)
     assert a1.shape == (T,) and np.issubdtype(a1.dtype, np.integer)
     masks = bool(inst.info.get("semibandit"))
@@ -111,15 +116,112 @@ def test_algorithm_conformance(name, algo, kind):
     assert curves["regret"][-1] <= (inst.means.max(axis=1) - inst.means.min(axis=1)).sum() + 1e-9
 
 
+def reads_unchosen_rewards(algo, inst, rewards) -> bool:
+    """Rerun on a reward table in which every reward the algorithm did not choose is
+    replaced (by NaN, then by other random values in the same range): does the
+    trajectory change?"""
+    T, K = rewards.shape
+    actions = run_actions(algo, inst, rewards, stream(7, 2))
+    seen = chosen_mask(actions, K, bool(inst.info.get("semibandit")))
+    lo, hi = float(rewards.min()), float(rewards.max())
+    for filler in (np.full(rewards.shape, np.nan), np.random.default_rng(99).uniform(lo, hi, rewards.shape)):
+        with np.errstate(invalid="ignore"):
+            again = run_actions(algo, inst, np.where(seen, rewards, filler), stream(7, 2))
+        if not np.array_equal(again, actions):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("name,algo,kind", PAIRS, ids=IDS)
+def test_algorithm_learns_only_from_the_rewards_it_chose(name, algo, kind):
+    """Bandit feedback, enforced: the trajectory does not depend on unchosen rewards."""
+    inst, rewards = trial(kind)
+    assert not reads_unchosen_rewards(algo, inst, rewards), f"{name} reads rewards it did not choose"
+
+
+class Clairvoyant:
+    """Plays the arm whose realised reward is largest: it reads every reward."""
+    problem_kinds = KINDS
+
+    def play(self, rewards, info, rng, features=None):
+        return np.argmax(np.nan_to_num(rewards, nan=-np.inf), axis=1)
+
+
+def test_feedback_check_catches_an_algorithm_that_peeks():
+    inst, rewards = trial("karmed")
+    assert reads_unchosen_rewards(Clairvoyant(), inst, rewards)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_built_in_algorithms_do_not_mutate_rewards(kind):
     inst, rewards = trial(kind)
     before = rewards.copy()
     for _, algo in all_algos():
-        if kind not in kinds(algo):
-            continue
-        play(algo, rewards, inst.info, stream(3), inst.features)
+        if kind in problem_kinds(algo):
+            run_actions(algo, inst, rewards, stream(3))
     np.testing.assert_array_equal(rewards, before)
+
+
+class InfoSpy:
+    """Records the keys of ``info`` it is handed, on every kind of problem."""
+    problem_kinds = KINDS
+    seen: list = []
+
+    def check_params(self):
+        pass
+
+    def play(self, rewards, info, rng, features=None):
+        InfoSpy.seen.append(set(info))
+        if info.get("semibandit"):
+            return np.full(rewards.shape[0], 2 ** info["m"] - 1, dtype=np.int64)
+        return np.zeros(rewards.shape[0], dtype=np.int64)
+
+
+class ProtocolSpy:
+    """The same, as a protocol policy (K-armed and linear problems)."""
+    problem_kinds = ("karmed", "linear", "pricing", "contextual", "glb")
+
+    def reset(self, n_arms, horizon, rng, info):
+        InfoSpy.seen.append(set(info))
+
+    def select(self, t):
+        return 0
+
+    def update(self, t, arm, reward):
+        pass
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_no_policy_receives_evaluation_only_data(name, table_file, tmp_path):
+    """Through the real runner, a policy is handed learner information only: no key of
+    the instance's evaluation data (change points, optimal policy, variation, ...)."""
+    from bandits import simulate
+
+    env = env_from_conf(name, table_file)
+    env.check_params(300)
+    inst = env.instance(300, stream(0, 0, 300))
+    spies = {"spy": InfoSpy()} if name == "drifting_semibandit" else {"spy": InfoSpy(), "protocol": ProtocolSpy()}
+    InfoSpy.seen = []
+    simulate(env=env, algos=spies, T=300, trials=1, seed=0)
+    assert len(InfoSpy.seen) >= len(spies)  # (the warm-up run of a built-in-like object counts too)
+    for keys in InfoSpy.seen:
+        assert keys <= set(LEARNER_KEYS) | {"features"}, keys - set(LEARNER_KEYS)
+        assert not keys & set(inst.evaluation), keys & set(inst.evaluation)
+
+
+def test_oracle_reference_gets_change_points_through_its_channel_only():
+    inst, _ = trial("contextual")
+    oracle, learner = algo_from_conf("oracle_restart"), algo_from_conf("iltcb")
+    assert learner_info(oracle, inst)["oracle"] == {"change_points": inst.evaluation["change_points"]}
+    assert "oracle" not in learner_info(learner, inst)
+    assert not set(learner_info(oracle, inst)) & set(inst.evaluation)
+
+
+def test_instance_refuses_unclassified_learner_keys():
+    from bandits.environments.base import Instance
+
+    with pytest.raises(TypeError, match="optimal_policy"):
+        Instance(means=np.zeros((3, 2)), info={"d": 2, "optimal_policy": [0, 1, 0]})
 
 
 @pytest.mark.parametrize("name", ENVS)
@@ -128,22 +230,25 @@ def test_environment_conformance(name, table_file):
     T = 500
     env.check_params(T)
     inst = env.instance(T, stream(0, 0, T))
+    assert env.problem_kind() == kind_of(inst.info) and env.problem_kind() in env.problem_kinds
     again = env.instance(T, stream(0, 0, T))
     np.testing.assert_array_equal(inst.means, again.means)
     assert inst.means.shape[0] == T and inst.means.shape[1] >= 2 and np.isfinite(inst.means).all()
     if inst.info.get("semibandit"):
         assert inst.optimal.shape == (T,) and (inst.optimal >= np.sort(inst.means, axis=1)[:, -1] - 1e-12).all()
     elif inst.info.get("contextual"):
-        for key in ("S_switches", "Delta_TV", "policy_actions", "contexts", "optimal_policy"):
+        for key in ("S_switches", "Delta_TV", "policy_actions", "contexts"):
             assert key in inst.info
+        assert "optimal_policy" in inst.evaluation and "change_points" in inst.evaluation
         assert inst.optimal is not None and inst.optimal.shape == (T,)
         assert inst.info["policy_actions"].shape == (T, inst.info["n_policies"])
     else:
-        for key in ("R", "L", "S", "B_T", "d", "variation_inf", "variation_l2"):
+        for key in ("R", "L", "S", "B_T", "d"):
             assert key in inst.info
         if not inst.info.get("linear"):  # K arms: theta_t is the row of means
             assert inst.info["S"] >= np.sqrt((inst.means ** 2).sum(axis=1)).max() - 1e-12
-        assert inst.info["variation_inf"] >= 0 and inst.info["variation_l2"] >= inst.info["variation_inf"] - 1e-12
+        ev = inst.evaluation
+        assert ev["variation_inf"] >= 0 and ev["variation_l2"] >= ev["variation_inf"] - 1e-12
     r1 = env.rewards(inst, stream(0, 1, T, 0))
     r2 = env.rewards(inst, stream(0, 1, T, 0))
     np.testing.assert_array_equal(r1, r2)

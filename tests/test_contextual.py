@@ -14,6 +14,7 @@ from bandits.contextual.policy_class import FinitePolicyClass, LinearPolicyClass
 from bandits.environments import DriftingContextual, Sinusoid
 from bandits.environments.drifting_contextual import reward_tv
 from bandits.errors import ConfigError
+from bandits.simulation import learner_info
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +26,9 @@ def switching():
 
 def test_environment_pieces_and_bayes_policies(switching):
     env, inst = switching
-    assert inst.info["S_switches"] == 3 and list(inst.info["change_points"]) == [1000, 2000]
+    assert inst.info["S_switches"] == 3 and list(inst.evaluation["change_points"]) == [1000, 2000]
     pred = inst.info["policy_actions"]
-    opt = inst.info["optimal_policy"]
+    opt = inst.evaluation["optimal_policy"]
     # the optimal policy of each piece is in the class and is Bayes-optimal there
     np.testing.assert_array_equal(pred[np.arange(3000), opt], inst.means.argmax(axis=1))
     assert len(set(opt[:1000])) == 1 and opt[0] != opt[1500]
@@ -55,7 +56,7 @@ def test_drifting_mode_reports_variation_and_best_policy():
     env = DriftingContextual(K=3, d=4, mode="drifting", n_policies=50, eval_points=20, mc_contexts=200)
     inst = env.instance(2000, np.random.default_rng(3))
     assert inst.info["Delta_TV"] > 0 and inst.optimal.shape == (2000,)
-    assert len(set(inst.info["optimal_policy"])) > 1
+    assert len(set(inst.evaluation["optimal_policy"])) > 1
 
 
 @pytest.mark.parametrize("kwargs,fragment", [
@@ -154,7 +155,7 @@ def test_iltcb_block_schedule_and_oracle_restart(switching):
     assert len(algo.derived_["op_iterations"]) == len(blocks) - 1  # one OP per block start j >= 1
     assert algo.derived_["epochs"] == [0]
     oracle = ILTCB(C0_scale=0.05, restart_at_changes=True)
-    oracle.play(r, inst.info, np.random.default_rng(2))
+    oracle.play(r, learner_info(oracle, inst), np.random.default_rng(2))
     assert oracle.derived_["epochs"] == [0, 1000, 2000]
 
 

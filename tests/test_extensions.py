@@ -13,7 +13,7 @@ from bandits.algorithms.glb import SlidingWindowGLB, _newton, glb_beta
 from bandits.algorithms.semibandit import SlidingWindowSemiBandit, semibandit_windows
 from bandits.environments import DriftingLogistic, DriftingSemiBandit, LowerBound
 from bandits.errors import ConfigError
-from experiments.runner import evaluate
+from bandits.simulation import evaluate
 
 
 def test_newton_solves_the_penalised_quasi_likelihood_equation():
@@ -113,7 +113,7 @@ def test_lower_bound_instance_follows_appendix_11():
     env = LowerBound(d=3)
     env.check_params(5000)
     inst = env.instance(5000, np.random.default_rng(7))
-    H = inst.info["H"]
+    H = inst.evaluation["H"]
     assert H == math.ceil((3 * 5000) ** (2 / 3))
     theta = inst.means @ np.linalg.pinv(inst.features[0].T)  # recover theta from the means
     np.testing.assert_allclose(np.abs(theta), math.sqrt(3 / (4 * H)), rtol=1e-9)
@@ -130,10 +130,11 @@ def test_bad_input(env, fragment):
         env.check_params(1000)
 
 
-def test_glb_refuses_rewards_outside_the_range(glb):
+def test_glb_refuses_an_environment_whose_rewards_leave_the_range(glb):
     env, inst, r = glb
+    wide = {**inst.info, "reward_range": (0.0, 3.0)}  # what the environment guarantees, not what it drew
     with pytest.raises(ConfigError, match="rewards in"):
-        SlidingWindowGLB(window=20).play(r + 2.0, inst.info, None, features=inst.features)
+        SlidingWindowGLB(window=20).play(r, wide, None, features=inst.features)
 
 
 def test_bob_ext_runs_both_settings(glb):

@@ -108,7 +108,7 @@ def test_piecewise_linear_instance_follows_the_paper():
     T = 10_000
     env = PiecewiseLinear(d=4, action_set="fixed", n_actions=6)
     inst = env.instance(T, np.random.default_rng(5))
-    taus = np.array(inst.info["breakpoints"])
+    taus = np.array(inst.evaluation["breakpoints"])
     assert len(taus) == 32 and taus[0] == 1 and taus[-1] == T and (np.diff(taus) > 0).all()
     assert taus[1] >= 2 and taus[-2] <= T - 1
     theta = interpolate(T, taus.astype(float), np.eye(32, 4))
@@ -118,7 +118,7 @@ def test_piecewise_linear_instance_follows_the_paper():
     w = (mid - taus[3]) / (taus[4] - taus[3])
     assert np.allclose(theta[mid - 1], (1 - w) * np.eye(32, 4)[3] + w * np.eye(32, 4)[4])
     # realised B_T = the 2-norm variation; the actions are unit vectors; means are <x, theta_t>
-    assert inst.info["B_T"] == pytest.approx(inst.info["variation_l2"])
+    assert inst.info["B_T"] == pytest.approx(inst.evaluation["variation_l2"])
     np.testing.assert_allclose(np.linalg.norm(inst.features, axis=-1), 1.0)
     assert inst.features.shape == (1, 6, 4)
 

@@ -66,6 +66,8 @@ def bob_kernel(rewards, feats, linear, H, J, betas, gamma, Q, clip, lam, pinv, u
 class BanditOverBandit:
     """BOB over K-armed SW-UCB (hedging Alg. 2, eqs. (12)-(14), (23))."""
 
+    problem_kinds = ("karmed", "linear", "pricing")
+
     def __init__(self, setting: str = "auto", lam: float = 1.0, delta: float | None = None,
                  estimator: str = "ridge", unseen_index: str = "inf", base_horizon: str = "T",
                  clip_block_reward: bool = False, R: float | None = None, L: float | None = None,

@@ -106,6 +106,8 @@ def exp3s_parameters(T: int, K: int, switches: int) -> dict:
 class EXP3S:
     """Modified EXP3.S (see module doc): ``variant`` = ``rexp3`` | ``exp3s``."""
 
+    problem_kinds = ("karmed", "linear", "pricing")
+
     def __init__(self, variant: str = "rexp3", reward_range=(0.0, 1.0), clip_rewards: bool = False,
                  switches: int | None = None, B_T: float | None = None):
         self.variant = variant

@@ -153,8 +153,10 @@ class SlidingWindowGLB:
     def play(self, rewards, info, rng, features=None):
         T = rewards.shape[0]
         p = self.resolve(T, info)
-        if rewards.min() < 0 or rewards.max() > info["reward_bound"]:
-            raise ConfigError(f"SW-UCB-GLB needs rewards in [0, Y_max = {info['reward_bound']}].")
+        lo, hi = info.get("reward_range", (-np.inf, np.inf))
+        if lo < 0 or hi > info["reward_bound"]:
+            raise ConfigError(f"SW-UCB-GLB needs rewards in [0, Y_max = {info['reward_bound']}]; this "
+                              f"environment guarantees only [{lo:g}, {hi:g}].")
         actions = np.empty(T, dtype=np.int64)
         glb_segment(features, rewards, 0, T, p["window"], float(self.lam), p["beta"], bool(self.stationary), p["S"],
                     p["refit_every"], int(self.newton_steps), actions)

@@ -195,6 +195,8 @@ class SlidingWindowUCB:
     ``window``: int, ``"opt"`` (eq. (101) with the known B_T) or ``"obl"``.
     """
 
+    problem_kinds = ("karmed", "linear", "pricing")
+
     def __init__(self, window="obl", lam: float = 1.0, delta: float | None = None,
                  estimator: str = "ridge", unseen_index: str = "inf",
                  R: float | None = None, L: float | None = None, S: float | None = None,
@@ -255,6 +257,8 @@ class SlidingWindowUCB:
 class UCB:
     """UCB for linear bandits (OFUL, Abbasi-Yadkori et al. 2011) on basis vectors:
     SW-UCB with an unbounded window and the growing radius of Thm. 2 (see module doc)."""
+
+    problem_kinds = ("karmed", "linear", "pricing")
 
     def __init__(self, lam: float = 1.0, delta: float | None = None, R: float | None = None,
                  L: float | None = None, S: float | None = None):

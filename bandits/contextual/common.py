@@ -12,12 +12,15 @@ from bandits.errors import ConfigError
 
 
 def contextual_problem(name: str, rewards: np.ndarray, info: dict) -> FinitePolicyClass:
-    """The finite policy class of a contextual environment; rewards must lie in [0, 1]."""
+    """The finite policy class of a contextual environment, which must guarantee rewards
+    in [0, 1] (the ada paper's setting). Only ``info`` is read: a learner never looks at
+    rewards it did not choose, not even to check them."""
     if info.get("policy_actions") is None:
         raise ConfigError(f"{name} needs a contextual environment with a policy class (env=drifting_contextual).")
-    if rewards.size and (rewards.min() < 0 or rewards.max() > 1):
-        raise ConfigError(f"{name} needs rewards in [0, 1] (the ada paper's setting); got "
-                          f"[{rewards.min():g}, {rewards.max():g}].")
+    lo, hi = info.get("reward_range", (-np.inf, np.inf))
+    if lo < 0 or hi > 1:
+        raise ConfigError(f"{name} needs rewards in [0, 1] (the ada paper's setting); this environment "
+                          f"guarantees only [{lo:g}, {hi:g}].")
     return FinitePolicyClass(info["policy_actions"], rewards.shape[1])
 
 

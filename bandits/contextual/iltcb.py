@@ -21,8 +21,10 @@ Presets (``preset``):
   (1e-9), 22,642 (1e-8), 24,911 (1e-7), ..., 32,982 (1). ``C_scale`` and
   ``C0_scale`` (multiplies C0, hence L and nu_j) are the two knobs.
 
-``restarts``: rounds at which to start a new epoch (``oracle_restart`` passes the
-true change points); ILTCB itself never restarts.
+``restart_at_changes: true`` (``oracle_restart``) starts a new epoch at every true
+change point: an oracle reference, told the change points through the one explicit
+channel for evaluation data (``oracle_knowledge``, see
+:func:`bandits.simulation.learner_info`); ILTCB itself never restarts.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ class ILTCB:
         self.C0_scale = C0_scale
         self.restart_at_changes = restart_at_changes
 
+    @property
+    def oracle_knowledge(self) -> tuple:
+        """Evaluation data this algorithm is told by design: the change points, for the oracle reference."""
+        return ("change_points",) if self.restart_at_changes else ()
+
     def check_params(self) -> None:
         require_choice("algo.preset", self.preset, set(PRESETS))
         d = require_float("algo.delta", self.delta, minimum=0.0, strict=True)
@@ -79,7 +86,7 @@ class ILTCB:
         C_scale, C0_scale = self._knobs()
         const = constants(T, K, pclass.size, float(self.delta), C0_scale)
         C0, L, C = const["C0"], const["L"], C_PAPER * C_scale
-        restarts = sorted(int(c) for c in info.get("change_points", [])) if self.restart_at_changes else []
+        restarts = sorted(int(c) for c in info["oracle"]["change_points"]) if self.restart_at_changes else []
         u = rng.random(T)
         actions = np.zeros(T, dtype=np.int64)
         probs = np.ones(T)

@@ -39,6 +39,10 @@ from bandits.errors import ConfigError, require_float, require_int
 
 class AutoLoan:
     name = "autoloan"
+    problem_kinds = ("pricing",)
+
+    def problem_kind(self) -> str:
+        return "pricing"
 
     def __init__(self, data_path: str | None = None, price_step: float = 10.0, price_max: float = 500.0,
                  ridge: float = 1.0, min_rows_ols: int | None = None, surrogate_path: str | None = None):
@@ -102,14 +106,17 @@ class AutoLoan:
             "d": 2 * k, "R": P / 2, "L": float(np.linalg.norm(features, axis=-1).max()),
             "S": float(np.linalg.norm(theta_rev, axis=1).max()),
             "B_T": float(np.linalg.norm(np.diff(theta_rev, axis=0), axis=1).sum()),
-            "B_T_theta": float(np.linalg.norm(np.diff(theta, axis=0), axis=1).sum()),
-            "reward_bound": P, "linear": True, "synthetic": not self.data_path, "data_source": self.source,
-            "n_days": int(days.max()) + 1, "ridge_days": int(ridge_days.sum()), "price_scale": scale,
-            "acceptance_rate": float(frame["apply"].mean()), "mean_mp": float(frame["mp"].mean()),
+            "reward_bound": P, "reward_range": (0.0, P), "linear": True,
             "prices": prices, "recorded_action": recorded_action,
         }
-        info.update(variation(theta_rev))  # variation_l2 == B_T: the algorithm's parametrisation
-        return Instance(means=means, info=info, features=features, extras={"prob": prob})
+        evaluation = {
+            "B_T_theta": float(np.linalg.norm(np.diff(theta, axis=0), axis=1).sum()),
+            "synthetic": not self.data_path, "data_source": self.source,
+            "n_days": int(days.max()) + 1, "ridge_days": int(ridge_days.sum()), "price_scale": scale,
+            "acceptance_rate": float(frame["apply"].mean()), "mean_mp": float(frame["mp"].mean()),
+            **variation(theta_rev),  # variation_l2 == B_T: the algorithm's parametrisation
+        }
+        return Instance(means=means, info=info, evaluation=evaluation, features=features, extras={"prob": prob})
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         u = rng.random(instance.T)

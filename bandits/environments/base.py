@@ -4,13 +4,24 @@ An environment is drawn in two steps so that every algorithm of a trial faces th
 same draw (spec §1):
 
 1. ``instance(T, rng)`` -> :class:`Instance`: the expected rewards ``means[t, a]``
-   of every arm at every round, and the constants an algorithm may be told
-   (``info``: R, L, S, B_T, d). Drawn once per (experiment, T) from the root seed.
+   of every arm at every round, what a learner may be told (``info``: only the
+   keys of :data:`LEARNER_KEYS`, e.g. R, L, S, B_T, d) and what only the
+   evaluation may use (``evaluation``: change points, the optimal policy, realised
+   variation, ...). Drawn once per (experiment, T) from the root seed.
 2. ``rewards(instance, rng)`` -> ``(T, K)`` array: what arm ``a`` pays if chosen at
    round ``t``. Drawn once per trial and shared by every algorithm of the trial, so
    two algorithms choosing the same arm at the same round see the same noise.
 
 Dynamic regret is always computed from ``means`` (pseudo-regret, spec §1).
+
+Feedback is enforced, not assumed: an :class:`Instance` refuses an ``info`` key
+that is not in :data:`LEARNER_KEYS`, so every new key must be classified as
+learner knowledge (here) or evaluation data (``evaluation``). The runner hands a
+policy ``info`` only; ``means``, ``optimal`` and ``evaluation`` never reach it
+(an oracle baseline gets named evaluation keys through one explicit channel, see
+:func:`bandits.simulation.learner_info`). Contexts and action sets are revealed
+for all rounds at once for speed: they do not depend on the learner's actions,
+and a learner must read row t only at round t (the protocol's loop does).
 """
 
 from __future__ import annotations
@@ -20,10 +31,59 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+# The kinds of problem, as environments report them and algorithms declare them
+# (``problem_kinds``); the runner refuses a pair that does not match before any work.
+PROBLEM_KINDS = {
+    "karmed": "K arms, one reward per arm and round",
+    "linear": "linear bandit: action sets D_t of feature vectors",
+    "pricing": "personalised pricing: a price grid, linear revenue features",
+    "contextual": "contextual bandit with a finite policy class",
+    "glb": "generalized linear bandit (logistic link)",
+    "semibandit": "combinatorial semi-bandit: actions are subsets of items",
+}
+
+
+def kind_of(info: dict) -> str:
+    """The kind of problem an instance's learner information describes."""
+    for kind in ("semibandit", "glb", "contextual"):
+        if info.get(kind):
+            return kind
+    if "prices" in info:
+        return "pricing"
+    return "linear" if info.get("linear") else "karmed"
+
+
+# What an environment may tell a learner. Anything else an environment knows goes to
+# Instance.evaluation, which only the evaluation and the stored records see.
+LEARNER_KEYS = {
+    "d": "dimension of the action vectors (K for basis-vector arms)",
+    "K": "number of actions (contextual problems)",
+    "R": "sub-Gaussian noise scale of the rewards",
+    "L": "bound on the action norms",
+    "S": "bound on ||theta_t|| (hedging's S)",
+    "B_T": "variation budget (told to algorithms that know it)",
+    "S_switches": "number of stationary pieces (ada's S), for algorithms that know it",
+    "Delta_TV": "total-variation budget (ada's Delta), for algorithms that know it",
+    "reward_bound": "rewards lie in [0, reward_bound] (or |reward| <= reward_bound)",
+    "reward_range": "(lo, hi): every reward lies in [lo, hi], when the environment guarantees it",
+    "linear": "the actions are feature vectors (Instance.features)",
+    "glb": "generalized linear rewards", "link": "the GLB link function",
+    "semibandit": "actions are subsets of items (bit masks)", "m": "items per action",
+    "family": "the feasible subsets (0/1 rows; none = every subset of size m)",
+    "contextual": "contextual problem", "n_policies": "size of the finite policy class",
+    "contexts": "x_t for every round (T, d); read row t at round t",
+    "policy_actions": "every policy's action at every round (T, N): the class, evaluated on x_t",
+    "prices": "the price grid (pricing)", "recorded_action": "the price recorded in the data (pricing)",
+}
+
+
 @dataclass
 class Instance:
     means: np.ndarray  # (T, K) float64, expected reward of arm a at round t
-    info: dict = field(default_factory=dict)  # constants known to algorithms + realised stats
+    info: dict = field(default_factory=dict)  # what a learner may be told: LEARNER_KEYS only
+    # Evaluation only (never shown to a policy): change points, optimal policy, realised
+    # variation, data provenance. Scalars and lists are stored with every result row.
+    evaluation: dict = field(default_factory=dict)
     rewards: np.ndarray | None = None  # fixed realised rewards (replayed tables), else None
     # Linear problems: the action sets D_t as feature vectors, (T, K, d), or (1, K, d) when
     # the same set is offered every round. None means the K arms are the basis vectors e_1..e_K.
@@ -33,6 +93,12 @@ class Instance:
     optimal: np.ndarray | None = None
     # Arrays only the environment uses (never shown to algorithms), e.g. acceptance probabilities.
     extras: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        unknown = sorted(set(self.info) - set(LEARNER_KEYS))
+        if unknown:
+            raise TypeError(f"Instance.info may only hold what a learner may be told (LEARNER_KEYS); "
+                            f"classify {unknown}: add them to LEARNER_KEYS or move them to Instance.evaluation.")
 
     @property
     def T(self) -> int:

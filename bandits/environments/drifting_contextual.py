@@ -73,6 +73,10 @@ def policy_actions(W: np.ndarray, X: np.ndarray) -> np.ndarray:
 
 class DriftingContextual:
     name = "drifting_contextual"
+    problem_kinds = ("contextual",)
+
+    def problem_kind(self) -> str:
+        return "contextual"
 
     def __init__(self, K: int = 5, d: int = 10, mode: str = "switching", n_pieces: int = 5,
                  pieces_exponent: float | None = None, change_points: str = "even", turns: float = 1.0,
@@ -192,11 +196,12 @@ class DriftingContextual:
             which = np.clip(np.searchsorted(grid, np.arange(T), side="right") - 1, 0, len(grid) - 1)
             optimal_policy = np.asarray(best)[which]
             optimal = means[np.arange(T), pred[np.arange(T), optimal_policy]]
-        info = {"d": int(self.d), "K": K, "contextual": True, "synthetic": True,
-                "S_switches": int(len(starts)), "Delta_TV": float(delta), "n_policies": N, "reward_bound": 1.0,
-                "change_points": [int(c) for c in starts[1:]], "contexts": X, "policy_actions": pred,
-                "policy_weights": W, "optimal_policy": optimal_policy.astype(np.int64)}
-        return Instance(means=means, info=info, optimal=optimal)
+        info = {"d": int(self.d), "K": K, "contextual": True, "S_switches": int(len(starts)),
+                "Delta_TV": float(delta), "n_policies": N, "reward_bound": 1.0, "reward_range": (0.0, 1.0),
+                "contexts": X, "policy_actions": pred}
+        evaluation = {"synthetic": True, "change_points": [int(c) for c in starts[1:]], "policy_weights": W,
+                      "optimal_policy": optimal_policy.astype(np.int64)}
+        return Instance(means=means, info=info, evaluation=evaluation, optimal=optimal)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         return (rng.random(instance.means.shape) < instance.means).astype(np.float64)

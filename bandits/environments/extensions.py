@@ -38,6 +38,10 @@ def sigmoid(z):
 
 class DriftingLogistic:
     name = "drifting_logistic"
+    problem_kinds = ("glb",)
+
+    def problem_kind(self) -> str:
+        return "glb"
 
     def __init__(self, d: int = 5, n_actions: int = 20, path: str = "rotation", turns: float = 2.0, S: float = 2.0,
                  n_breakpoints: int = 10, link: str = "logistic"):
@@ -76,9 +80,9 @@ class DriftingLogistic:
         means = sigmoid(theta @ D.T)
         var = variation(theta)
         info = {"d": d, "L": 1.0, "S": float(np.linalg.norm(theta, axis=1).max()), "B_T": var["variation_l2"],
-                "R": 0.5, "reward_bound": 1.0, "link": "logistic", "linear": True, "glb": True, "synthetic": True,
-                **var}
-        return Instance(means=means, info=info, features=D[None, :, :])
+                "R": 0.5, "reward_bound": 1.0, "reward_range": (0.0, 1.0), "link": "logistic", "linear": True,
+                "glb": True}
+        return Instance(means=means, info=info, evaluation={"synthetic": True, **var}, features=D[None, :, :])
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         return (rng.random(instance.means.shape) < instance.means).astype(np.float64)
@@ -96,6 +100,10 @@ def family_matrix(d: int, m: int, family) -> np.ndarray:
 
 class DriftingSemiBandit:
     name = "drifting_semibandit"
+    problem_kinds = ("semibandit",)
+
+    def problem_kind(self) -> str:
+        return "semibandit"
 
     def __init__(self, d: int = 20, m: int = 4, family="top_m", B_T_scale: float = 1.0, B_T_exponent: float = 0.0):
         self.d = d
@@ -136,8 +144,8 @@ class DriftingSemiBandit:
             optimal = (means @ fam.T.astype(float)).max(axis=1)
         var = variation(means)
         info = {"d": d, "m": m, "family": fam, "semibandit": True, "B_T": var["variation_inf"], "R": 0.5,
-                "reward_bound": float(m), "synthetic": True, **var}
-        return Instance(means=means, info=info, optimal=optimal)
+                "reward_bound": float(m), "reward_range": (0.0, 1.0)}
+        return Instance(means=means, info=info, evaluation={"synthetic": True, **var}, optimal=optimal)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         return (rng.random(instance.means.shape) < instance.means).astype(np.float64)
@@ -145,6 +153,10 @@ class DriftingSemiBandit:
 
 class LowerBound:
     name = "lower_bound"
+    problem_kinds = ("linear",)
+
+    def problem_kind(self) -> str:
+        return "linear"
 
     def __init__(self, d: int = 5, B_T_scale: float = 1.0, B_T_exponent: float = 0.0, R: float = 1.0):
         self.d = d
@@ -174,9 +186,10 @@ class LowerBound:
         var = variation(theta)
         B = float(self.B_T_scale) * float(T) ** float(self.B_T_exponent)
         info = {"d": d, "L": 1.0, "S": float(np.linalg.norm(theta, axis=1).max()), "B_T": var["variation_l2"],
-                "B_T_nominal": B, "H": H, "R": float(self.R), "reward_bound": 1.0, "linear": True,
-                "synthetic": True, "lower_bound_curve": d ** (2 / 3) * B ** (1 / 3) * T ** (2 / 3), **var}
-        return Instance(means=theta @ D.T, info=info, features=D[None, :, :])
+                "R": float(self.R), "reward_bound": 1.0, "linear": True}
+        evaluation = {"B_T_nominal": B, "H": H, "synthetic": True,
+                      "lower_bound_curve": d ** (2 / 3) * B ** (1 / 3) * T ** (2 / 3), **var}
+        return Instance(means=theta @ D.T, info=info, evaluation=evaluation, features=D[None, :, :])
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         return gaussian_rewards(instance.means, float(self.R), rng)

@@ -42,6 +42,10 @@ def interpolate(T: int, taus: np.ndarray, vertices: np.ndarray) -> np.ndarray:
 
 class PiecewiseLinear:
     name = "piecewise_linear"
+    problem_kinds = ("karmed", "linear")
+
+    def problem_kind(self) -> str:
+        return "karmed" if self.action_set == "basis" else "linear"
 
     def __init__(self, d: int = 2, n_breakpoints: int = 30, action_set: str = "basis", n_actions: int = 40,
                  action_vectors=None, R: float = 0.1):
@@ -93,8 +97,9 @@ class PiecewiseLinear:
         info = {"d": d, "R": float(self.R),
                 "L": 1.0 if features is None else float(np.linalg.norm(features, axis=-1).max()),
                 "S": float(np.linalg.norm(theta, axis=1).max()), "B_T": var["variation_l2"],
-                "reward_bound": 1.0, "synthetic": True, "linear": features is not None, "breakpoints": taus.astype(int).tolist(), **var}
-        return Instance(means=np.ascontiguousarray(means), info=info, features=features)
+                "reward_bound": 1.0, "linear": features is not None}
+        evaluation = {"synthetic": True, "breakpoints": taus.astype(int).tolist(), **var}
+        return Instance(means=np.ascontiguousarray(means), info=info, evaluation=evaluation, features=features)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         return gaussian_rewards(instance.means, float(self.R), rng)

@@ -22,6 +22,10 @@ from bandits.errors import require_float
 
 class Sinusoid:
     name = "sinusoid"
+    problem_kinds = ("karmed",)
+
+    def problem_kind(self) -> str:
+        return "karmed"
 
     def __init__(self, B_T_scale: float = 1.0, B_T_exponent: float = 0.0, R: float = 0.1,
                  base: float = 0.5, amplitude: float = 0.3):
@@ -51,10 +55,9 @@ class Sinusoid:
         info = {
             "d": 2, "R": float(self.R), "L": 1.0,
             "S": float(np.sqrt((means ** 2).sum(axis=1)).max()),
-            "B_T": B_T, "reward_bound": 1.0, "synthetic": True,
+            "B_T": B_T, "reward_bound": 1.0,
         }
-        info.update(variation(means))
-        return Instance(means=means, info=info)
+        return Instance(means=means, info=info, evaluation={"synthetic": True, **variation(means)})
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         return gaussian_rewards(instance.means, float(self.R), rng)

@@ -99,6 +99,11 @@ def load_table(path: str | Path):
 
 class Table:
     name = "table"
+    problem_kinds = ("karmed", "linear")
+
+    def problem_kind(self) -> str:
+        """K arms, or linear when the file holds action vectors (call after check_params)."""
+        return "karmed" if self._load()[2] is None else "linear"
 
     def __init__(self, path: str | None = None, R: float = 0.1, B_T: float | None = None, d: int | None = None,
                  S: float | None = None):
@@ -140,10 +145,10 @@ class Table:
                 "linear": actions is not None,
                 "S": float(self.S) if self.S is not None else (
                     float(np.sqrt((means ** 2).sum(axis=1)).max()) if actions is None else 1.0),
-                "reward_bound": max(1.0, float(np.abs(means).max())), "synthetic": False}
-        info.update(variation(means))
-        info["B_T"] = float(self.B_T) if self.B_T is not None else info["variation_inf"]
-        return Instance(means=means, info=info, rewards=rewards, features=actions)
+                "reward_bound": max(1.0, float(np.abs(means).max()))}
+        evaluation = {"synthetic": False, **variation(means)}
+        info["B_T"] = float(self.B_T) if self.B_T is not None else evaluation["variation_inf"]
+        return Instance(means=means, info=info, evaluation=evaluation, rewards=rewards, features=actions)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         if instance.rewards is not None:

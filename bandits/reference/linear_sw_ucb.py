@@ -22,6 +22,8 @@ from bandits.errors import require_float, require_int
 
 
 class ReferenceSWUCB:
+    problem_kinds = ("karmed", "linear", "pricing")
+
     def __init__(self, window: int = 1000, lam: float = 1.0, delta: float | None = None, **_ignored):
         self.window = window
         self.lam = lam

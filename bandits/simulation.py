@@ -1,0 +1,155 @@
+"""One cell of an experiment: seed streams, the trial loop and dynamic regret.
+
+This module is the part of the runner that produces a cell's numbers, so it lives
+in the library (and in the code fingerprint that decides when a stored cell is
+stale); the CLI, the store, the summaries and the figures only move these numbers
+around.
+
+Seeds (spec §1). One root ``seed`` per experiment; every stream is a
+``numpy.random.SeedSequence(seed, spawn_key=...)``:
+
+* environment instance:   spawn_key (0, T)                          -- shared by all trials
+* trial noise:            spawn_key (1, T, trial)                   -- shared by all algorithms
+* algorithm randomness:   spawn_key (2, T, trial, crc32(algo name))
+
+so every algorithm of a trial faces the same rewards, and a cell's result does not
+depend on which worker ran it or in which order (bit-identical for any ``n_jobs``).
+The algorithm's *name* (its key under ``algos``, its config name, or its class name)
+keys its stream; the display label does not, so relabelling changes no number.
+
+Feedback. A policy is handed :func:`learner_info`: the instance's ``info`` (what the
+environment tells a learner, :data:`bandits.environments.base.LEARNER_KEYS`) and
+nothing of ``means``, ``optimal`` or ``evaluation``. An oracle baseline that is told
+evaluation data by design declares it (``oracle_knowledge``, e.g. ``("change_points",)``)
+and receives exactly those keys under ``info["oracle"]``: one explicit channel.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import zlib
+
+import numpy as np
+
+from bandits.algorithms.protocol import play
+from bandits.environments.base import PROBLEM_KINDS, Instance
+from bandits.errors import ConfigError
+
+N_CHECKPOINTS = 200
+
+# Protocol policies that do not declare problem_kinds choose one arm per round: they can
+# face every kind of problem but the semi-bandit, whose actions are sets of items.
+PROTOCOL_KINDS = tuple(k for k in PROBLEM_KINDS if k != "semibandit")
+
+
+def stream(seed: int, *key: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=tuple(int(k) for k in key)))
+
+
+def algo_stream_id(name: str) -> int:
+    return zlib.crc32(name.encode())
+
+
+def checkpoints(T: int) -> np.ndarray:
+    """About 200 rounds (1-based), evenly spaced, always ending at T."""
+    return np.unique(np.linspace(0, T, N_CHECKPOINTS + 1)[1:].round().astype(np.int64).clip(1, T))
+
+
+def problem_kinds(algo) -> tuple:
+    """The kinds of problem an algorithm declares it solves."""
+    kinds = getattr(algo, "problem_kinds", None)
+    return tuple(kinds) if kinds is not None else PROTOCOL_KINDS
+
+
+def oracle_knowledge(algo) -> tuple:
+    """Evaluation keys an oracle baseline is told by design (none for a learner)."""
+    return tuple(getattr(algo, "oracle_knowledge", ()) or ())
+
+
+def learner_info(algo, instance: Instance) -> dict:
+    """What ``algo`` is handed: the learner's information, plus, for an oracle baseline,
+    the evaluation keys it declares under ``info["oracle"]``."""
+    info = dict(instance.info)
+    keys = oracle_knowledge(algo)
+    if keys:
+        missing = [k for k in keys if k not in instance.evaluation]
+        if missing:
+            raise ConfigError(f"{type(algo).__name__} is an oracle reference that is told {', '.join(missing)}, "
+                              "which this environment does not report.")
+        info["oracle"] = {k: instance.evaluation[k] for k in keys}
+    return info
+
+
+def evaluate(means: np.ndarray, rewards: np.ndarray, actions: np.ndarray, optimal: np.ndarray | None = None,
+             masks: bool = False) -> dict:
+    """Cumulative dynamic pseudo-regret (from expected rewards, against ``optimal`` or the
+    best action of each round) and realised reward. With ``masks`` (semi-bandits) an
+    action is a bit mask of items and earns the sum over its items."""
+    T, K = means.shape
+    if masks:
+        bits = ((actions[:, None] >> np.arange(K)[None, :]) & 1).astype(bool)
+        if actions.min() < 0 or actions.max() >= 2 ** K:
+            raise RuntimeError("algorithm returned invalid item masks")
+        regret = np.cumsum(optimal - (means * bits).sum(axis=1))
+        return {"regret": regret, "reward": np.cumsum((rewards * bits).sum(axis=1))}
+    if actions.shape != (T,) or actions.min() < 0 or actions.max() >= K:
+        raise RuntimeError(f"algorithm returned invalid actions (shape {actions.shape}, range "
+                           f"[{actions.min()}, {actions.max()}], K={K})")
+    rounds = np.arange(T)
+    best = means.max(axis=1) if optimal is None else optimal
+    regret = np.cumsum(best - means[rounds, actions])
+    reward = np.cumsum(rewards[rounds, actions])
+    return {"regret": regret, "reward": reward}
+
+
+def run_actions(algo, instance: Instance, rewards: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One trial's actions of ``algo``, handed only what a learner may know."""
+    return np.asarray(play(algo, rewards, learner_info(algo, instance), rng, instance.features), dtype=np.int64)
+
+
+_WARM: set = set()
+
+
+def warm_up(algo, instance: Instance, rewards: np.ndarray) -> None:
+    """Load (or compile) a built-in algorithm's kernels once per process on a few rounds,
+    so that the measured time is the run's, not the JIT's. An algorithm whose constants
+    are invalid on 20 rounds (a ConfigError) is timed cold; any other error surfaces."""
+    if not callable(getattr(algo, "play", None)) or type(algo) in _WARM:
+        return
+    n = min(len(rewards), 20)
+    short = Instance(means=instance.means[:n], info=instance.info, evaluation=instance.evaluation,
+                     features=instance.features if instance.features is None or instance.features.shape[0] == 1
+                     else instance.features[:n],
+                     optimal=None if instance.optimal is None else instance.optimal[:n])
+    try:
+        run_actions(copy.deepcopy(algo), short, rewards[:n], np.random.default_rng(0))
+    except ConfigError:
+        pass
+    _WARM.add(type(algo))
+
+
+def trial_rewards(env, instance: Instance, seed: int, T: int, trial: int) -> np.ndarray:
+    """The trial's reward table, shared by every algorithm of the trial."""
+    return env.rewards(instance, stream(seed, 1, T, trial))
+
+
+def run_cell(algo, name: str, instance: Instance, rewards: np.ndarray, seed: int, T: int, trial: int,
+             save_actions: bool = False) -> dict:
+    """Run ``algo`` (a fresh copy) on one trial and return the cell's numbers: final
+    regret and reward, curves at the checkpoints, wall time, derived constants, events."""
+    algo = copy.deepcopy(algo)
+    warm_up(algo, instance, rewards)
+    rng = stream(seed, 2, T, trial, algo_stream_id(name))
+    start = time.perf_counter()
+    actions = run_actions(algo, instance, rewards, rng)
+    wall = time.perf_counter() - start
+    curves = evaluate(instance.means, rewards, actions, instance.optimal, bool(instance.info.get("semibandit")))
+    ckpt = checkpoints(T)
+    return {
+        "final_regret": float(curves["regret"][-1]), "final_reward": float(curves["reward"][-1]),
+        "wall_time_s": wall, "checkpoints": ckpt.tolist(),
+        "regret_curve": curves["regret"][ckpt - 1].tolist(), "reward_curve": curves["reward"][ckpt - 1].tolist(),
+        "actions": actions.astype(np.int32).tolist() if save_actions else None,
+        "derived": getattr(algo, "derived_", {}), "events": getattr(algo, "events_", None),
+    }
