@@ -1,10 +1,13 @@
 """The command line as a user meets it: bad input gives one paragraph and exit 2
 before any work starts; the documented commands run."""
 
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import ROOT
 
@@ -111,3 +114,100 @@ def test_table_action_dimension_mismatch(tmp_path):
     np.savez(tmp_path / "lin.npz", means=np.zeros((10, 3)), actions=np.ones((10, 3, 4)))
     proc = cli("env=table", f"env.path={tmp_path}/lin.npz", "env.d=2", "T=10", tmp_path=tmp_path)
     assert_clean_error(proc, "dimension 4 but env.d=2")
+
+
+# ----------------------------------------------------------------------------- a research tool's CLI
+
+def test_experiment_name_is_set_from_the_command_line(tmp_path):
+    proc = cli("algo=exp3s", "T=500", "trials=1", "experiment_name=my_sweep", tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "tables" / "my_sweep.parquet").exists() and not (tmp_path / "tables" / "adhoc.parquet").exists()
+    assert_clean_error(cli("algo=exp3s", "experiment_name=../up", tmp_path=tmp_path), "experiment_name")
+
+
+@pytest.mark.parametrize("algo,env,kinds", [("iltcb", "sinusoid", "solves contextual problems"),
+                                            ("bob", "drifting_contextual", "solves karmed / linear / pricing")])
+def test_a_wrong_pair_is_refused_before_any_work(tmp_path, algo, env, kinds):
+    proc = cli(f"algo={algo}", f"env={env}", tmp_path=tmp_path)
+    assert proc.returncode == 2
+    assert_clean_error(proc, f"algorithm '{algo}' does not fit env={env}", kinds, f"Algorithms for env={env}:",
+                       f"Environments '{algo}' runs on:")
+    assert "cells to run" not in proc.stdout and not (tmp_path / "runs").exists()
+    assert len(proc.stderr.strip().splitlines()) == 1  # one paragraph
+
+
+def test_result_files_honour_the_umask(tmp_path):
+    for umask, mode in ((0o002, 0o664), (0o022, 0o644)):
+        out = tmp_path / f"u{umask:o}"
+        cmd = f"umask {umask:03o} && {sys.executable} run.py algo=exp3s T=300 trials=1 results_dir={out}"
+        subprocess.run(cmd, shell=True, cwd=ROOT, check=True, capture_output=True, timeout=300)
+        files = list((out / "runs").rglob("*.parquet")) + [out / "tables" / "adhoc.parquet"]
+        assert files and all(f.stat().st_mode & 0o777 == mode for f in files), [oct(f.stat().st_mode) for f in files]
+
+
+POLICY = '''
+import numpy as np
+
+
+class Greedy:
+    """Epsilon-greedy on running means: a user's own policy in the working directory."""
+    problem_kinds = ("karmed",)
+
+    def __init__(self, eps=0.1):
+        self.eps = eps
+
+    def reset(self, n_arms, horizon, rng, info):
+        self.rng_, self.sums_, self.counts_ = rng, np.zeros(n_arms), np.zeros(n_arms)
+
+    def select(self, t):
+        if self.rng_.random() < self.eps:
+            return int(self.rng_.integers(len(self.sums_)))
+        return int(np.argmax(self.sums_ / np.maximum(self.counts_, 1)))
+
+    def update(self, t, arm, reward):
+        self.sums_[arm] += reward
+        self.counts_[arm] += 1
+'''
+
+
+def test_a_module_in_the_working_directory_is_a_policy(tmp_path):
+    (tmp_path / "my_policies.py").write_text(POLICY)
+    cmd = [sys.executable, str(ROOT / "run.py"), "algo=custom", "algo._target_=my_policies.Greedy", "T=400",
+           "trials=3", "n_jobs=2", f"results_dir={tmp_path / 'results'}"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = pd.read_parquet(tmp_path / "results" / "tables" / "adhoc.parquet")
+    assert set(rows["label"]) == {"Greedy"} and len(rows) == 3
+
+
+def test_the_run_log_receives_the_log_and_bad_input_leaves_no_folder(tmp_path):
+    ok = cli("algo=exp3s", "T=300", "trials=1", tmp_path=tmp_path)
+    assert ok.returncode == 0
+    logs = list((tmp_path / "hydra").glob("*/run.log"))
+    assert len(logs) == 1 and "cells to run" in logs[0].read_text() and "table:" in logs[0].read_text()
+    bad = cli("algo=exp3s", "T=0", tmp_path=tmp_path)
+    assert bad.returncode == 2
+    dry = cli("algo=exp3s", "T=300", "trials=1", "dry_run=true", tmp_path=tmp_path)
+    assert dry.returncode == 0 and "dry run" in dry.stdout
+    assert len(list((tmp_path / "hydra").iterdir())) == 1  # neither left a timestamped folder
+
+
+def test_nothing_to_do_says_so(tmp_path):
+    cli("algo=exp3s", "T=300", "trials=1", tmp_path=tmp_path)
+    again = cli("algo=exp3s", "T=300", "trials=1", tmp_path=tmp_path)
+    assert "nothing to run" in again.stdout
+
+
+def test_collect_on_an_experiment_that_never_ran_writes_no_table(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "experiments.collect", "+experiment=fig2b", "trials=1",
+                           f"results_dir={tmp_path}"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 3 and "no table written" in proc.stdout
+    assert not (tmp_path / "tables").exists()
+
+
+def test_the_installed_command_runs(tmp_path):
+    exe = shutil.which("drift-bandits") or str(Path(sys.executable).parent / "drift-bandits")
+    proc = subprocess.run([exe, "algo=exp3s", "T=300", "trials=1", f"results_dir={tmp_path}"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "tables" / "adhoc.parquet").exists()

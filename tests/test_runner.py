@@ -1,9 +1,14 @@
 """The runner: determinism across n_jobs, resumable atomic cells, seeds, tables."""
 
+import json
+import re
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import compose
+from conftest import ROOT, compose
 
 from bandits import simulation
 from experiments import runner, store
@@ -106,3 +111,120 @@ def test_user_protocol_policy_runs_through_the_runner(tmp_path):
     rows = run_cfg(tmp_path, "algo=custom", "algo._target_=bandits.reference.ReferenceSWUCB",
                    "+algo.window=40", "T=[300]", "trials=2")
     assert list(rows["algo"]) == ["ReferenceSWUCB"] * 2 and (rows["final_regret"] > 0).all()
+
+
+# ----------------------------------------------------------------------------- every sweep kept
+
+def table(tmp_path, name="adhoc"):
+    return pd.read_parquet(tmp_path / "tables" / f"{name}.parquet")
+
+
+def test_hyperparameter_sweep_keeps_every_point(tmp_path):
+    for w in (200, 800):
+        run_cfg(tmp_path, "algo=sw_ucb", f"algo.window={w}", "T=[1500]", "trials=2", "experiment_name=sweep")
+    rows = table(tmp_path, "sweep")
+    assert len(rows) == 2 * 2
+    assert sorted(rows["label"].unique()) == ["sw_ucb[window=200]", "sw_ucb[window=800]"]
+    assert rows.groupby("label")["final_regret"].mean().nunique() == 2  # two different results, both kept
+
+
+def test_two_custom_policies_keep_both(tmp_path):
+    for w in (40, 80):
+        run_cfg(tmp_path, "algo=custom", "algo._target_=bandits.reference.ReferenceSWUCB", f"+algo.window={w}",
+                "T=[300]", "trials=1")
+    run_cfg(tmp_path, "algo=custom", "algo._target_=bandits.reference.ReferenceSWUCB", "+algo.window=40",
+            "algo.name=mine", "T=[300]", "trials=1")
+    labels = set(table(tmp_path)["label"])
+    assert labels == {"ReferenceSWUCB[window=40]", "ReferenceSWUCB[window=80]", "mine"}
+
+
+def test_environment_parameter_sweep_keeps_both(tmp_path):
+    for e in ("0.0", "0.3333333333333333"):
+        run_cfg(tmp_path, "algo=bob", f"env.B_T_exponent={e}", "T=[1500]", "trials=2")
+    rows = table(tmp_path)
+    assert len(rows) == 4
+    assert set(rows["label"]) == {"bob[env.B_T_exponent=0]", "bob[env.B_T_exponent=0.333333]"}
+
+
+def test_a_user_label_names_the_configuration(tmp_path):
+    run_cfg(tmp_path, "algo=sw_ucb", "algo.label=mine", "T=[1500]", "trials=1")
+    run_cfg(tmp_path, "algo=sw_ucb", "algo.label=mine", "algo.window=50", "T=[1500]", "trials=1")
+    run_cfg(tmp_path, "algo=bob", "T=[1500]", "trials=1")
+    assert set(table(tmp_path)["label"]) == {"mine[window=1000]", "mine[window=50]", "bob"}
+
+
+def test_labels_tell_apart_exactly_what_differs():
+    from experiments.labels import assign_labels
+
+    def row(algo, params, env="sinusoid", env_params=None):
+        return {"algo": algo, "env": env, "algo_params": json.dumps(params), "env_params": json.dumps(env_params or {})}
+
+    rows = pd.DataFrame([row("a", {"w": 1, "lam": 1.0}), row("a", {"w": 2, "lam": 1.0}),
+                         row("a", {"w": 2, "lam": 1.0}), row("b", {"w": 1}),
+                         row("c", {"x": 0.1}, env_params={"R": 0.1}), row("c", {"x": 0.1}, env="table")])
+    assert list(assign_labels(rows)) == ["a[w=1]", "a[w=2]", "a[w=2]", "b", "c[env=sinusoid,env.R=0.1]",
+                                         "c[env=table,env.R=null]"]
+    # a user label that collides with another configuration's name is told apart too
+    clash = pd.DataFrame([row("a", {"w": 1}), row("d", {"label": "a", "w": 1})])
+    assert list(assign_labels(clash)) == ["a[algo=a]", "a[algo=d]"]
+    # values that print alike at 6 digits are shown in full rather than merged
+    close = pd.DataFrame([row("e", {"x": 0.1234567}), row("e", {"x": 0.1234568})])
+    assert assign_labels(close).is_unique
+
+
+# ----------------------------------------------------------------------------- what makes a cell stale
+
+def project_copy(tmp_path):
+    """A copy of the sources (library, runner, configs, entry point) to edit freely."""
+    import shutil
+
+    root = tmp_path / "project"
+    for part in ("bandits", "experiments"):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "run.py", root / "run.py")
+    return root
+
+
+def cells_to_run(root, results) -> int:
+    proc = subprocess.run([sys.executable, "run.py", "algo=exp3s", "T=[1500]", "trials=2", f"results_dir={results}"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return int(re.search(r"(\d+) cells to run", proc.stdout).group(1))
+
+
+def test_fingerprint_covers_what_produces_the_numbers_and_nothing_else(tmp_path):
+    root = project_copy(tmp_path)
+    results = tmp_path / "results"
+    assert cells_to_run(root, results) == 2
+    for edited in ("experiments/summary.py", "experiments/store.py", "experiments/cli.py", "experiments/labels.py"):
+        with open(root / edited, "a") as fh:
+            fh.write("\n# a comment: plotting, summary, store and CLI code do not produce numbers\n")
+    assert cells_to_run(root, results) == 0  # finished cells reused
+    with open(root / "bandits" / "algorithms" / "exp3.py", "a") as fh:
+        fh.write("\n# an edit to an algorithm\n")
+    assert cells_to_run(root, results) == 2  # every cell recomputed
+    with open(root / "bandits" / "simulation.py", "a") as fh:
+        fh.write("\n# an edit to the trial loop\n")
+    assert cells_to_run(root, results) == 2
+
+
+def test_a_user_policy_source_is_part_of_the_cell_identity(tmp_path, monkeypatch):
+    module = tmp_path / "user_policy_mod.py"
+    module.write_text("from bandits.reference import ReferenceSWUCB\n\n\nclass Mine(ReferenceSWUCB):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    args = [f"results_dir={tmp_path / 'r'}", "algo=custom", "algo._target_=user_policy_mod.Mine", "T=[300]",
+            "trials=1"]
+    run_cfg(tmp_path / "r", *args[1:])
+    assert len(runner.make_plan(compose(SMALL + args)).todo) == 0
+    module.write_text(module.read_text() + "# edited\n")
+    from experiments import fingerprint
+    fingerprint.source_hash.cache_clear()
+    assert len(runner.make_plan(compose(SMALL + args)).todo) == 1
+
+
+def test_summary_fits_in_100_columns():
+    from experiments.summary import summary_text
+
+    rows = pd.DataFrame({"label": ["x" * 150, "short"], "T": [10, 10], "final_regret": [1.0, 2.0],
+                         "final_reward": [3.0, 4.0], "wall_time_s": [0.1, 0.2]})
+    assert max(len(line) for line in summary_text(rows).splitlines()) <= 100
