@@ -1,0 +1,3 @@
+from experiments.figures.stage import main
+
+main()
