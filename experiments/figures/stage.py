@@ -61,7 +61,8 @@ def draw_all(tables: dict, out_dir: Path) -> tuple[list[dict], set]:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Plot stage: figures, the data behind them, and the claims table.")
+    parser = argparse.ArgumentParser(prog="python -m experiments.figures",
+                                     description="Plot stage: figures, the data behind them, and the claims table.")
     parser.add_argument("--results", default="results", type=Path)
     args = parser.parse_args(argv)
     common.VERSIONS.clear()
