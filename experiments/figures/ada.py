@@ -1,0 +1,169 @@
+"""Ada-ILTCB+ experiments C1-C3 (ours, ada paper) and the timeline figure.
+
+* C1 ``ctx_switch`` (S fixed, reference sqrt(S T): slope 1/2) and ``ctx_switch_growing``
+  (S = T^(1/3): slope 2/3), C2 ``ctx_drift`` (Delta^(1/3) T^(2/3): slope 2/3): log-log
+  regret against T; claims: Ada-ILTCB+'s slope against the reference, Ada-ILTCB+ below
+  ILTCB and VW --epsilon on switching instances, and the theory preset never restarts.
+* C3 ``ctx_delay_shift<size>``: detection delay after one switch at T/2 against the size
+  of the change (figure ``ctx_delay``); claim: replay shortens detection of a small change.
+* ``ctx_timeline``: like the ada paper's Figure 2, for one trial of ``ctx_switch``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from experiments.figures.claims import SLOPE_TOLERANCE, have, skip, slope_claim, slope_verdict, verdict
+from experiments.figures.common import LABELS, band_line, code_versions, loglog_figure, notice, save_figure, trials_text
+from experiments.summary import t_interval
+
+DELAY_PREFIX = "ctx_delay_shift"
+THEORY = {"ctx_switch": (0.5, "1/2 (sqrt(S T), S fixed)"),
+          "ctx_switch_growing": (2 / 3, "2/3 (sqrt(S T), S = T^(1/3))"),
+          "ctx_drift": (2 / 3, "2/3 (Delta^(1/3) T^(2/3))")}
+TABLES = (*THEORY, f"{DELAY_PREFIX}[0-9]*")
+ADA = "ada_iltcb_plus"
+ADA_LABEL = "Ada-ILTCB+ (practical)"
+
+
+def draw(tables: dict, out_dir: Path) -> list[dict]:
+    regret_tables = {name: tables[name] for name in THEORY if name in tables}
+    claims = []
+    for name, rows in regret_tables.items():
+        claims += regret_against_T(name, rows, out_dir)
+    if regret_tables:
+        claims += theory_never_restarts(regret_tables)
+    if "ctx_switch" in tables:
+        timeline_figure(tables["ctx_switch"], out_dir)
+    delay_tables = {name: rows for name, rows in tables.items() if name.startswith(DELAY_PREFIX)}
+    if delay_tables:
+        claims += detection_delays(delay_tables, out_dir)
+    return claims
+
+
+def regret_against_T(name: str, rows: pd.DataFrame, out_dir: Path) -> list[dict]:
+    """C1/C2: the log-log figure, the slope claim and, on switching instances, the
+    comparison with ILTCB and VW at the largest T."""
+    exponent, reference = THEORY[name]
+    theory = {a: (exponent, reference.split(" ")[0]) for a in rows["label"].unique()}
+    data = loglog_figure(rows, name, f"{name}: dynamic regret against T (K = 5, d = 10, N = 500)", theory, out_dir)
+    claims = []
+    if have(name, data["algo"], [ADA]):
+        claims.append(slope_claim(f"{ADA_LABEL} regret slope against the {reference} reference", name,
+                                  data[data["algo"] == ADA], f"{exponent:.3f} +- {SLOPE_TOLERANCE}",
+                                  lambda slope: slope_verdict(slope, exponent)))
+    top = rows[rows["T"] == rows["T"].max()].groupby("label")["final_regret"].mean()
+    for other in ("iltcb", "vw_epsilon") if name.startswith("ctx_switch") else ():
+        if have(name, top.index, [ADA, other]):
+            ratio = float(top[ADA] / top[other])
+            claims.append({"claim": f"{ADA_LABEL} has lower regret than {LABELS.get(other, other)} "
+                                    f"(ratio at the largest T)", "figure": name,
+                           "measured": round(ratio, 3), "expected": "< 1", "verdict": verdict(ratio < 1)})
+    return claims
+
+
+def events(row) -> dict:
+    return json.loads(row["events"]) if isinstance(row["events"], str) else {}
+
+
+def theory_never_restarts(tables: dict) -> list[dict]:
+    """The theory preset's restarts over every C1/C2 run."""
+    runs = [len(events(row).get("restarts", [])) for rows in tables.values()
+            for _, row in rows[rows["label"] == "ada_iltcb_plus_theory"].iterrows()]
+    if not runs:
+        skip("ctx_switch", "ada_iltcb_plus_theory")
+        return []
+    n = int(np.sum(runs))
+    return [{"claim": "the theory preset never restarts at feasible T (restarts over all C1/C2 runs)",
+             "figure": "ctx_switch", "measured": f"{n} restarts in {len(runs)} runs",
+             "expected": "0", "verdict": verdict(n == 0)}]
+
+
+def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
+    """Like the ada paper's Figure 2, for one trial: |M_t|, replay starts, block
+    boundaries and restarts, against the true change points."""
+    pick = rows[(rows["label"] == ADA) & (rows["T"] == rows["T"].max()) & rows["events"].notna()]
+    if pick.empty:
+        notice("ctx_timeline", f"ctx_switch has no {ADA} trial with events at its largest T")
+        return
+    row = pick.sort_values("trial").iloc[0]
+    ev, T = events(row), int(row["T"])
+    replays, blocks, restarts = ev.get("replays", []), ev.get("blocks", []), ev.get("restarts", [])
+    changes = json.loads(row["env_info"]).get("change_points", [])
+    active = np.zeros(T + 1)
+    for r in replays:
+        active[r["start"]] += 1
+        active[r["end"] + 1] -= 1
+    level = np.cumsum(active)[:T]
+    fig, ax = plt.subplots(figsize=(9.5, 3.6))
+    ax.step(np.arange(T), level, where="post", color="tab:purple", lw=1, label="|M_t| (replays in progress)")
+    for r in replays:
+        ax.plot([r["start"], r["start"]], [0, 0.35], color="tab:orange", lw=0.8)
+        ax.hlines(-0.3 - 0.25 * r["m"], r["start"], r["end"], color=plt.cm.viridis(r["m"] / 8), lw=2)
+    for b in blocks:
+        ax.axvline(b["round"], color="gray", ls=":", lw=0.8)
+    for k, c in enumerate(changes):
+        ax.axvline(c, color="red", ls="--", lw=1.2, label="true change" if k == 0 else None)
+    for k, r in enumerate(restarts):
+        ax.plot(r["round"], level.max() + 0.6 if level.size else 1, marker="*", ms=12, color="black",
+                label="restart" if k == 0 else None)
+    ax.plot([], [], color="tab:orange", label="replay start")
+    ax.plot([], [], color="gray", ls=":", label="block boundary")
+    ax.set_xlabel("t")
+    ax.set_ylabel("|M_t|  (replays below 0, by m)")
+    ax.set_title(f"Ada-ILTCB+ timeline, one trial (ctx_switch, T = {T}, trial {int(row['trial'])})", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    save_figure(fig, pd.DataFrame({"t": np.arange(T), "replays_in_progress": level}), out_dir, "ctx_timeline",
+                "events stored with the trial (results/tables/ctx_switch.parquet)")
+
+
+def detection_delay(row, change: int) -> tuple[float, bool]:
+    """Rounds from ``change`` to the first restart at or after it (censored at T if none)."""
+    after = [r["round"] for r in events(row).get("restarts", []) if r["round"] >= change]
+    return (float(after[0] - change), True) if after else (float(row["T"] - change), False)
+
+
+def detection_delays(tables: dict, out_dir: Path) -> list[dict]:
+    """C3: mean detection delay (95% band) against the size of the change, per algorithm,
+    and the claim that replay shortens detection of the smallest change."""
+    code_versions(pd.concat(tables.values(), ignore_index=True), "ctx_delay")
+    delays = []
+    for name, rows in tables.items():
+        shift = float(name.removeprefix(DELAY_PREFIX))
+        for _, row in rows.iterrows():
+            change = (json.loads(row["env_info"]).get("change_points") or [row["T"] // 2])[0]
+            delay, found = detection_delay(row, change)
+            delays.append({"shift": shift, "algo": row["label"], "trial": int(row["trial"]), "delay": delay,
+                           "detected": found})
+    summary = []
+    for (shift, algo), g in pd.DataFrame(delays).groupby(["shift", "algo"]):
+        m, lo, hi = t_interval(g["delay"])
+        summary.append({"shift": shift, "algo": algo, "trials": len(g), "mean_delay": m, "ci_low": lo,
+                        "ci_high": hi, "detected_share": float(g["detected"].mean())})
+    summary = pd.DataFrame(summary)
+    fig, ax = plt.subplots(figsize=(6.0, 4.2))
+    for algo, g in summary.groupby("algo"):
+        g = g.sort_values("shift")
+        band_line(ax, g["shift"], g["mean_delay"], g["ci_low"], g["ci_high"], marker="o", label=LABELS.get(algo, algo))
+    ax.set_xlabel("size of the change (shift towards a fresh theta)")
+    ax.set_ylabel("detection delay (rounds; T - change if never detected)")
+    ax.set_title("C3: detection delay after one switch at T/2", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    save_figure(fig, summary, out_dir, "ctx_delay", f"bands: 95% t-interval over {trials_text(summary['trials'])}; "
+                "undetected changes count T - change")
+    small = summary[summary["shift"] == summary["shift"].min()].set_index("algo")
+    if not have("ctx_delay", small.index, [ADA, "ada_iltcb_plus_noreplay"]):
+        return []
+    a, b = small.loc[ADA], small.loc["ada_iltcb_plus_noreplay"]
+    return [{"claim": f"replay shortens detection of a small change (shift "
+                      f"{summary['shift'].min():g}; mean delay with / without replay)",
+             "figure": "ctx_delay",
+             "measured": f"{a['mean_delay']:.0f} / {b['mean_delay']:.0f} rounds "
+                         f"(detected {a['detected_share']:.0%} / {b['detected_share']:.0%})",
+             "expected": "with < without", "verdict": verdict(a["mean_delay"] < b["mean_delay"])}]

@@ -1,0 +1,127 @@
+"""Hedging Figures 3 and 4 (§9.1.2): piecewise-linear instances, cumulative reward
+(``fig3a``, ``fig4a``) and dynamic regret (``fig3b``, ``fig4b``) against t, and the
+paper's statements on them; then the same statements on every instance of the
+``fig3_instances`` / ``fig4_instances`` sweeps (one root seed each), reported as the
+number of instances on which each holds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.figures.claims import have, skip, verdict
+from experiments.figures.common import curve_figure
+
+TABLES = ("fig3", "fig4", "fig3_instances", "fig4_instances")
+FIGURES = {"fig3": "2 arms (d = 2)", "fig4": "linear, d = 5, 40 actions"}
+
+# "Comparable" cumulative reward: within 10% of EXP3.S's. "Much better": UCB's regret relative
+# to its figure's best algorithm at least 2x smaller. Fixed before the full-scale runs.
+COMPARABLE = 0.10
+MUCH_BETTER = 2.0
+PIECEWISE_ORDER = ["sw_ucb_opt", "exp3s", "bob", "sw_ucb_obl", "ucb"]
+UNKNOWN_B_T = ["bob", "sw_ucb_obl", "ucb"]
+
+
+def draw(tables: dict, out_dir: Path) -> list[dict]:
+    final = {fig: reward_and_regret_figures(fig, tables[fig], out_dir) for fig in FIGURES if fig in tables}
+    claims = [row for fig, (reg, rew) in final.items() for row in piecewise_claims(fig, reg, rew)]
+    if final and have("fig4", [f"table {fig}" for fig in final], ["table fig3", "table fig4"]):
+        row = ucb_fig3_vs_fig4(final["fig3"][0], final["fig4"][0])  # Fig. 3 against Fig. 4: needs both
+        claims += [row] if row else []
+    claims += instance_claims({fig: tables[f"{fig}_instances"] for fig in FIGURES if f"{fig}_instances" in tables})
+    return [{k: v for k, v in row.items() if k != "holds"} for row in claims]
+
+
+def finals(rows: pd.DataFrame):
+    return rows.groupby("label")["final_regret"].mean(), rows.groupby("label")["final_reward"].mean()
+
+
+def reward_and_regret_figures(fig: str, rows: pd.DataFrame, out_dir: Path):
+    """Panels (a) reward and (b) regret at the table's largest T; returns the mean final
+    regret and reward per configuration."""
+    rows = rows[rows["T"] == rows["T"].max()]
+    for panel, column, ylabel in (("a", "reward_curve", "cumulative reward"), ("b", "regret_curve", "dynamic regret")):
+        curve_figure(rows, f"{fig}{panel}", column, f"{ylabel} (mean over trials)",
+                     f"Fig. {fig[-1]}({panel}): piecewise-linear, {FIGURES[fig]}", out_dir, PIECEWISE_ORDER)
+    return finals(rows)
+
+
+def piecewise_claims(fig: str, reg: pd.Series, rew: pd.Series) -> list[dict]:
+    """The paper's §9.1.2 statements on one figure's mean final regret / reward per algorithm
+    (``fig`` is fig3..., with EXP3.S, or fig4..., without). Each row also carries ``holds``
+    (bool) for the across-instance summary."""
+    rows = []
+
+    def add(claim, measured, expected, holds, word=None):
+        rows.append({"claim": claim, "figure": fig, "measured": measured, "expected": expected,
+                     "verdict": word or verdict(holds), "holds": bool(holds)})
+
+    def others(best, among):
+        return {a: round(float(reg[a]), 1) for a in among if a != best}
+
+    with_exp3s = fig.startswith("fig3")
+    if not with_exp3s and have(fig, reg.index, ["sw_ucb_opt"]) and len(reg) > 1:
+        # Fig. 4 has no other algorithm that knows B_T; "ranks similarly" then means lowest of all.
+        rest = others("sw_ucb_opt", reg.index)
+        add("SW-UCB-opt (the only algorithm that knows B_T) has the lowest regret of all",
+            f"SW-UCB-opt {reg['sw_ucb_opt']:.1f} vs {rest}", "lowest", reg["sw_ucb_opt"] < min(rest.values()))
+    if with_exp3s and have(fig, reg.index, ["sw_ucb_opt", "exp3s"]):
+        rest = others("sw_ucb_opt", ["exp3s"])
+        add("SW-UCB-opt has the lowest regret among algorithms that know B_T",
+            f"SW-UCB-opt {reg['sw_ucb_opt']:.1f} vs {rest}", "lowest", reg["sw_ucb_opt"] < min(rest.values()))
+    if have(fig, reg.index, UNKNOWN_B_T):
+        rest = others("bob", UNKNOWN_B_T)
+        add("BOB has the lowest regret among algorithms that do not know B_T",
+            f"BOB {reg['bob']:.1f} vs {rest}", "lowest", reg["bob"] < min(rest.values()))
+    if with_exp3s and have(fig, rew.index, ["bob", "exp3s"]):
+        ratio = float(rew["bob"] / rew["exp3s"])
+        ok = abs(ratio - 1) <= COMPARABLE
+        add("BOB's cumulative reward is comparable to EXP3.S's (BOB / EXP3.S)", round(ratio, 3),
+            f"within {COMPARABLE:.0%} of 1", ok,
+            "agrees" if ok else ("disagrees: BOB higher" if ratio > 1 else "disagrees: BOB lower"))
+    if with_exp3s and have(fig, rew.index, ["ucb"]) and len(rew) > 1:
+        rest = rew.drop("ucb")
+        add("UCB fails: its total reward is not above any other algorithm's",
+            f"UCB {rew['ucb']:.1f}; lowest other {rest.min():.1f}", "UCB <= all others", rew["ucb"] <= rest.min())
+        add("UCB's total reward can even be negative (mean over trials)", round(float(rew["ucb"]), 1), "< 0 possible",
+            rew["ucb"] < 0)
+    return rows
+
+
+def ucb_fig3_vs_fig4(reg3: pd.Series, reg4: pd.Series, fig: str = "fig4") -> dict | None:
+    if not (have(fig, reg3.index, ["ucb"]) and have(fig, reg4.index, ["ucb"])) or min(len(reg3), len(reg4)) < 2:
+        return None
+    r3 = float(reg3["ucb"] / reg3.drop("ucb").min())
+    r4 = float(reg4["ucb"] / reg4.drop("ucb").min())
+    ok = r4 * MUCH_BETTER <= r3
+    return {"claim": "UCB does much better in Fig. 4 than in Fig. 3 (UCB regret / best algorithm's)", "figure": fig,
+            "measured": f"fig3 {r3:.1f}, fig4 {r4:.1f}", "expected": f"fig4 at least {MUCH_BETTER:g}x smaller",
+            "verdict": verdict(ok), "holds": ok}
+
+
+def instance_claims(tables: dict) -> list[dict]:
+    """For each claim of a figure, on how many instances (root seeds) of its sweep it holds."""
+    per_seed = {fig: {int(s): finals(g) for s, g in rows.groupby("seed")} for fig, rows in tables.items()}
+    if per_seed and set(per_seed) != set(FIGURES):
+        skip("fig4_instances", *[f"table {fig}_instances" for fig in FIGURES if fig not in per_seed])
+    summary = []
+    for fig, seeds in per_seed.items():
+        outcomes: dict = {}
+        for seed, (reg, rew) in seeds.items():
+            for row in piecewise_claims(f"{fig}_instances", reg, rew):
+                outcomes.setdefault(row["claim"], []).append(row["holds"])
+        if fig == "fig4" and "fig3" in per_seed:
+            for seed in sorted(set(per_seed["fig3"]) & set(seeds)):
+                row = ucb_fig3_vs_fig4(per_seed["fig3"][seed][0], seeds[seed][0], "fig4_instances")
+                if row:
+                    outcomes.setdefault(row["claim"], []).append(row["holds"])
+        for claim, holds in outcomes.items():
+            possibility = " can " in claim  # "can even be negative": one instance suffices
+            summary.append({"claim": claim, "figure": f"{fig}_instances",
+                            "measured": f"holds on {sum(holds)}/{len(holds)} instances",
+                            "expected": "holds on some instance" if possibility else "holds on every instance",
+                            "verdict": verdict(any(holds) if possibility else all(holds))})
+    return summary
