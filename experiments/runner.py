@@ -225,13 +225,19 @@ def cell_code(*objs) -> str:
     return "+".join([code_fingerprint(), *filter(None, (source_hash(type(o)) for o in objs))])
 
 
-def plan(setup: Setup) -> Plan:
-    """Check the pairs and horizons, draw the instances, and list the cells (done / to do).
-    Raises ConfigError before any work starts."""
+def check_setup(setup: Setup) -> Setup:
+    """The environment at every horizon and every algorithm/environment pair (no instance
+    is drawn: cheap enough to check any quoted command)."""
     for T in setup.Ts:
         setup.env.check_params(T)
     check_compatible(setup)
-    out = Plan(setup)
+    return setup
+
+
+def plan(setup: Setup) -> Plan:
+    """Check the pairs and horizons, draw the instances, and list the cells (done / to do).
+    Raises ConfigError before any work starts."""
+    out = Plan(check_setup(setup))
     for T in setup.Ts:
         inst = setup.env.instance(T, stream(setup.seed, 0, T))
         out.instances[T] = inst
