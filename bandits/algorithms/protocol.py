@@ -2,20 +2,28 @@
 
 Any plain Python class with these three methods runs through the same runner,
 result tables and figures as the built-in algorithms
-(``python run.py algo._target_=mypackage.module.MyPolicy +algo.param=...``)::
+(``python run.py algo=custom algo._target_=mypackage.module.MyPolicy +algo.param=...``;
+a module in the current directory works too; ``examples/my_policies.py`` is one)::
 
     class MyPolicy:
+        problem_kinds = ("karmed",)                 # optional: the problems it solves
         def __init__(self, **params): ...          # store parameters only
+        def check_params(self): ...                 # optional: raise bandits.errors.ConfigError
         def reset(self, n_arms, horizon, rng, info): ...
         def select(self, t) -> int: ...             # arm in 0..n_arms-1 at round t (0-based)
         def update(self, t, arm, reward): ...       # the realised reward of that arm
 
 ``rng`` is the policy's own ``numpy.random.Generator`` (independent per trial and
-algorithm); ``info`` holds the constants the environment reveals (R, L, S, B_T, d)
-and, for linear problems, ``info["features"]``: the action sets as a (T, K, d)
-array, or (1, K, d) when D_t is the same every round (row ``t`` or ``0``).
-The policy never sees expected rewards. An optional ``check_params()`` is called
-before any work starts. Built-in algorithms instead expose a compiled
+algorithm). ``info`` holds what the environment tells a learner and nothing else
+(:data:`bandits.environments.base.LEARNER_KEYS`: R, L, S, B_T, d, ...) and, for
+linear problems, ``info["features"]``: the action sets as a (T, K, d) array, or
+(1, K, d) when D_t is the same every round (read row ``t`` or ``0`` at round t).
+The policy never sees expected rewards, change points or the optimal policy.
+``check_params()`` is called before any work starts (raise
+:class:`bandits.errors.ConfigError` with one sentence for a bad parameter).
+``problem_kinds`` (from :data:`bandits.environments.base.PROBLEM_KINDS`) lets the
+runner refuse a wrong environment up front; without it a policy is offered every
+kind of problem but the semi-bandit. Built-in algorithms instead expose a compiled
 ``play(rewards, info, rng, features=None)``; the runner uses whichever the object has.
 """
 

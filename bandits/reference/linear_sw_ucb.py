@@ -8,7 +8,7 @@ index on ties. beta is eq. (3) with delta = 1/T unless given. No incremental
 update, no compiled code: an independent check of
 :class:`bandits.algorithms.SlidingWindowUCB` (``estimator=ridge``).
 
-Use it as ``python run.py algo=sw_ucb algo._target_=bandits.reference.ReferenceSWUCB``.
+Use it as ``python run.py algo=custom algo._target_=bandits.reference.ReferenceSWUCB +algo.window=200``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from bandits.errors import require_float, require_int
 class ReferenceSWUCB:
     problem_kinds = ("karmed", "linear", "pricing")
 
-    def __init__(self, window: int = 1000, lam: float = 1.0, delta: float | None = None, **_ignored):
+    def __init__(self, window: int = 1000, lam: float = 1.0, delta: float | None = None):
         self.window = window
         self.lam = lam
         self.delta = delta

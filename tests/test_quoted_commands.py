@@ -1,0 +1,108 @@
+"""Every command quoted in the README and the docs is valid: each ``run.py`` /
+``drift-bandits`` / ``experiments.collect`` command is composed by Hydra (a multirun's
+sweep expanded into its jobs) and validated as a dry run would (every horizon, every
+algorithm/environment pair; no instance is drawn); each ``make`` command is a valid
+target (``make -n``); each ``python -m experiments.*`` module answers ``--help``; each
+Python example runs."""
+
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SKIP = ("pip ", "python -m pip", "git ", "cd ", "umask ", "time ")  # setup steps, not the tool's commands
+
+
+def blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+
+
+def quoted_commands() -> list[tuple[str, str]]:
+    out = []
+    for page in PAGES:
+        for block in blocks(page.read_text(), "bash"):
+            for line in block.replace("\\\n", " ").splitlines():
+                words = shlex.split(line, comments=True)
+                if words and not " ".join(words).startswith(SKIP):
+                    out.append((page.name, shlex.join(words)))
+    return out
+
+
+COMMANDS = quoted_commands()
+
+
+def jobs(overrides: list[str], multirun: bool) -> list[list[str]]:
+    """The overrides of every job of a (multi)run, as Hydra's basic sweeper expands them."""
+    if not multirun:
+        return [overrides]
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    return [job for batch in BasicSweeper.split_arguments(parsed, max_batch_size=None) for job in batch]
+
+
+def check_runner_command(args: list[str]) -> None:
+    from experiments.registry import compose
+    from experiments.runner import check_setup, setup_from_config
+
+    multirun = "-m" in args or "--multirun" in args
+    overrides = [a for a in args if a not in ("-m", "--multirun")]
+    for job in jobs(overrides, multirun):
+        cfg = compose([o for o in job if not o.startswith("hydra/launcher=")])
+        check_setup(setup_from_config(cfg))
+
+
+def test_the_pages_quote_commands():
+    assert len(COMMANDS) >= 10 and {page for page, _ in COMMANDS} >= {"README.md"}
+
+
+@pytest.mark.parametrize("page,command", COMMANDS, ids=[f"{p}: {c[:60]}" for p, c in COMMANDS])
+def test_quoted_command_is_valid(page, command):
+    words = shlex.split(command)
+    if words[:2] == ["python", "run.py"] or words[0] == "drift-bandits":
+        check_runner_command(words[2:] if words[0] == "python" else words[1:])
+    elif words[:3] == ["python", "-m", "experiments.collect"]:
+        check_runner_command(words[3:])
+    elif words[:2] == ["python", "-m"] and words[2].startswith("experiments."):
+        proc = subprocess.run([sys.executable, "-m", words[2], "--help"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+    elif words[0] == "make":
+        proc = subprocess.run(["make", "-n", "PYTHON=python", *words[1:]], cwd=ROOT, capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    elif words[:2] == ["python", "examples/make_problem.py"] or words[:2] == ["python", "scripts/bench.py"]:
+        assert (ROOT / words[1]).is_file()
+    else:
+        pytest.fail(f"{page} quotes a command this test does not know how to check: {command}")
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p.read_text(), "python")], ids=lambda p: p.name)
+def test_python_examples_run(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    for code in blocks(page.read_text(), "python"):
+        if "simulate(" in code:
+            exec(compile(code, f"{page.name} example", "exec"), {})
+
+
+def test_the_layout_section_lists_the_real_tree():
+    readme = (ROOT / "README.md").read_text()
+    layout = blocks(readme.split("## Layout", 1)[1], "text")[0]
+    listed, parent = set(), None
+    for line in layout.splitlines():
+        name = line.split()[0]
+        if line.startswith("  "):
+            path = parent / name
+        else:
+            path = ROOT / name
+            parent = path
+        assert path.exists(), f"the README's layout lists {path.relative_to(ROOT)}, which does not exist"
+        listed.add(path.relative_to(ROOT).parts[0].rstrip("/"))
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    top_dirs = {f.split("/")[0] for f in tracked if "/" in f and not f.startswith(".")}
+    assert top_dirs <= listed, f"the layout omits {sorted(top_dirs - listed)}"
