@@ -55,7 +55,7 @@ The template context:
   ``signature('pkg.module.function')``, ``table_columns()``, ``test_files()``; and ``math``.
 
 A missing input stops rendering with one line naming the file and the page (exit
-code 2); nothing is written unless every page renders.
+code 2); no page is written unless every page renders.
 """
 
 from __future__ import annotations
