@@ -1,10 +1,12 @@
 """The runner from Python: ``from bandits import simulate``.
 
     from bandits import simulate
-    table = simulate(env="sinusoid", algos=["sw_ucb_obl", "bob"], T=[30000, 60000], trials=10, seed=0)
+    from bandits.reference import ReferenceSWUCB  # a policy object (any protocol policy works)
+
+    table = simulate(env="sinusoid", algos=["sw_ucb_obl", "bob"], T=[3000, 6000], trials=3, seed=0)
     table = simulate(env={"name": "sinusoid", "B_T_exponent": 1 / 3},
-                     algos={"w200": {"name": "sw_ucb", "window": 200}, "mine": MyPolicy(eta=0.1)},
-                     T=30000, trials=5, seed=2, n_jobs=2)
+                     algos={"w50": {"name": "sw_ucb", "window": 50}, "mine": ReferenceSWUCB(window=50)},
+                     T=1000, trials=2, seed=2, n_jobs=2)
 
 Environments and algorithms are given as config names (``conf/env``, ``conf/algo``),
 config dicts (a ``name`` picks the config to start from and the other keys override

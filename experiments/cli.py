@@ -24,13 +24,18 @@ CONF = str(Path(bandits.__file__).resolve().parent / "conf")
 
 
 def _forget_run_folder() -> None:
-    """A run that stopped on bad input leaves no timestamped folder behind."""
+    """A single run that stopped on bad input (or a dry run) leaves no timestamped folder
+    behind. A multirun job's folder stays: its launcher (submitit, say) still writes there."""
     from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
 
     try:
-        out = Path(HydraConfig.get().runtime.output_dir)
+        hc = HydraConfig.get()
     except ValueError:
         return
+    if hc.mode != RunMode.RUN:
+        return
+    out = Path(hc.runtime.output_dir)
     import logging
     logging.shutdown()  # release run.log before removing it
     shutil.rmtree(out, ignore_errors=True)

@@ -78,6 +78,8 @@ def test_quoted_command_is_valid(page, command):
         assert proc.returncode == 0, proc.stderr
     elif words[:2] == ["python", "examples/make_problem.py"] or words[:2] == ["python", "scripts/bench.py"]:
         assert (ROOT / words[1]).is_file()
+    elif words[:3] == ["python", "-m", "pytest"]:
+        assert all((ROOT / w.split("::")[0]).exists() for w in words[3:] if w.startswith("tests/"))
     else:
         pytest.fail(f"{page} quotes a command this test does not know how to check: {command}")
 
