@@ -109,15 +109,15 @@ def small_table(tmp_path, name, overrides):
 
 
 def window_sweep(tmp_path, T="2000"):
-    """A table of two SW-UCB configurations that differ only in their window, labelled
-    sw_ucb[window=200] and sw_ucb[window=800] (built from two runs: a multirun into one
-    table keeps only one of them until the runner's fix lands)."""
-    parts = []
+    """The table of a sweep over SW-UCB's window (200 and 800) as the runner stores it:
+    one table, labelled sw_ucb[window=200] and sw_ucb[window=800]."""
+    folder = tmp_path / "runs" / "window_sweep"
     for window in (200, 800):
-        rows = small_table(tmp_path, f"w{window}", ["algo=sw_ucb", f"algo.window={window}", "env=sinusoid", f"T={T}"])
-        parts.append(rows.assign(label=f"sw_ucb[window={window}]",
-                                 env_params=json.dumps({"B_T_exponent": 0.0, "R": 0.1})))
-    return pd.concat(parts, ignore_index=True)
+        runner.run(compose(["algo=sw_ucb", f"algo.window={window}", "env=sinusoid", f"T={T}", "trials=2",
+                            f"results_dir={folder}"]), progress=False)
+    rows = pd.read_parquet(folder / "tables" / "adhoc.parquet")
+    assert set(rows["label"]) == {"sw_ucb[window=200]", "sw_ucb[window=800]"}
+    return rows
 
 
 def notices(text: str) -> list[str]:

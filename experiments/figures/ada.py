@@ -27,6 +27,11 @@ THEORY = {"ctx_switch": (0.5, "1/2 (sqrt(S T), S fixed)"),
           "ctx_switch_growing": (2 / 3, "2/3 (sqrt(S T), S = T^(1/3))"),
           "ctx_drift": (2 / 3, "2/3 (Delta^(1/3) T^(2/3))")}
 TABLES = (*THEORY, f"{DELAY_PREFIX}[0-9]*")
+
+
+def claim_figures(tables) -> set:
+    """The figure names this module's claims use for ``tables`` (C3's tables share one)."""
+    return {"ctx_delay" if name.startswith(DELAY_PREFIX) else name for name in tables}
 ADA = "ada_iltcb_plus"
 ADA_LABEL = "Ada-ILTCB+ (practical)"
 

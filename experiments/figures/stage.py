@@ -53,7 +53,7 @@ def draw_all(tables: dict, out_dir: Path) -> tuple[list[dict], set]:
         made = draw_guarded(module, owned, out_dir) if owned else None
         if made is not None:
             rows += made
-            drawn |= set(owned)
+            drawn |= getattr(module, "claim_figures", set)(owned)  # the figure names its claims use
     for name, table in tables.items():
         if owner(name) is None:
             draw_guarded(generic, {name: table}, out_dir)
