@@ -1,4 +1,16 @@
-"""One error type for bad input, so the CLI can print one paragraph, not a traceback."""
+"""The errors the tool reports as one paragraph, not a traceback, and their exit codes
+(the CLI's one convention, see :mod:`experiments.cli`):
+
+* :class:`ConfigError` -- bad input (a config value, a data file, a wrong algorithm /
+  environment pair, the results folder), found before any work starts: exit code 2;
+* :class:`UserCodeError` -- a user's own policy or environment raised: exit code 2, the
+  paragraph names the class, the method, the round and the cell;
+* :class:`InternalError` -- a built-in algorithm or environment failed (a bug of this
+  tool): exit code 1, with the cell;
+* anything else is an internal error too (exit 1); Ctrl-C exits 130.
+
+The full traceback of any of them is printed only with ``debug=true``.
+"""
 
 from __future__ import annotations
 
@@ -14,15 +26,56 @@ class Unavailable(ConfigError):
     """An optional dependency is missing: the runner skips the algorithm with a notice."""
 
 
-def require_int(name: str, value, minimum: int | None = None) -> int:
+class ReportedError(Exception):
+    """An error raised while running, reported as one paragraph; ``detail`` keeps the
+    original traceback text (shown with ``debug=true``), also across worker processes."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail
+
+    def __reduce__(self):  # picklable with its detail (joblib re-raises it in the parent)
+        return type(self), (str(self), self.detail)
+
+
+class UserCodeError(ReportedError, ConfigError):
+    """A user's own policy or environment raised an exception."""
+
+
+class InternalError(ReportedError):
+    """A built-in algorithm or environment failed: a bug of this tool."""
+
+
+def last_line(exc: BaseException) -> str:
+    """``Type: message`` on one line (the last line of the exception's message)."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[-1]}" if lines else type(exc).__name__
+
+
+def is_user_code(obj) -> bool:
+    """Is ``obj`` an instance of a class defined outside this library (a user's own)?"""
+    return type(obj).__module__.split(".")[0] != "bandits"
+
+
+def failure(obj, method: str, where: str, exc: BaseException, detail: str) -> ReportedError:
+    """The error to raise when ``obj.method`` raised ``exc`` (``where``: round, cell)."""
+    name = type(obj).__name__
+    if is_user_code(obj):
+        return UserCodeError(f"your {name}.{method}() raised {last_line(exc)} ({where})", detail)
+    return InternalError(f"{name}.{method}() failed with {last_line(exc)} ({where})", detail)
+
+
+def require_int(name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
         else:
             raise ConfigError(f"{name} must be an integer, got {value!r} ({type(value).__name__}).")
     value = int(value)
     if minimum is not None and value < minimum:
         raise ConfigError(f"{name} must be >= {minimum}, got {value}.")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{name} must be <= {maximum:,}, got {value:,}.")
     return value
 
 

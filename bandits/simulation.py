@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import copy
 import time
+import traceback
 import zlib
 
 import numpy as np
 
 from bandits.algorithms.protocol import play
 from bandits.environments.base import PROBLEM_KINDS, Instance
-from bandits.errors import ConfigError
+from bandits.errors import ConfigError, ReportedError, failure
 
 N_CHECKPOINTS = 200
 
@@ -129,9 +130,21 @@ def warm_up(algo, instance: Instance, rewards: np.ndarray) -> None:
     _WARM.add(type(algo))
 
 
+def guarded(obj, method: str, where: str, *args):
+    """``obj.method(*args)``; an exception other than bad input (ConfigError) becomes one
+    paragraph naming the class, the method and ``where`` (a user's code: UserCodeError;
+    ours: InternalError), with the traceback kept for ``debug=true``."""
+    try:
+        return getattr(obj, method)(*args)
+    except ConfigError:
+        raise  # bad input: its message names the key or file already
+    except Exception as exc:
+        raise failure(obj, method, where, exc, traceback.format_exc()) from exc
+
+
 def trial_rewards(env, instance: Instance, seed: int, T: int, trial: int) -> np.ndarray:
     """The trial's reward table, shared by every algorithm of the trial."""
-    return env.rewards(instance, stream(seed, 1, T, trial))
+    return guarded(env, "rewards", f"T={T}, trial {trial}", instance, stream(seed, 1, T, trial))
 
 
 def run_cell(algo, name: str, instance: Instance, rewards: np.ndarray, seed: int, T: int, trial: int,
@@ -139,12 +152,25 @@ def run_cell(algo, name: str, instance: Instance, rewards: np.ndarray, seed: int
     """Run ``algo`` (a fresh copy) on one trial and return the cell's numbers: final
     regret and reward, curves at the checkpoints, wall time, derived constants, events."""
     algo = copy.deepcopy(algo)
+    cell = f"cell algo={name}, T={T}, trial {trial}"
     warm_up(algo, instance, rewards)
     rng = stream(seed, 2, T, trial, algo_stream_id(name))
     start = time.perf_counter()
-    actions = run_actions(algo, instance, rewards, rng)
+    try:
+        actions = run_actions(algo, instance, rewards, rng)
+    except ReportedError as exc:
+        raise type(exc)(f"{exc} in {cell}", exc.detail) from None
+    except ConfigError as exc:
+        raise ConfigError(f"{str(exc).rstrip('.')} in {cell}.") from None
+    except Exception as exc:
+        raise failure(algo, "play", cell, exc, traceback.format_exc()) from exc
     wall = time.perf_counter() - start
-    curves = evaluate(instance.means, rewards, actions, instance.optimal, bool(instance.info.get("semibandit")))
+    with np.errstate(all="ignore"):  # overflow is reported below, as one paragraph
+        curves = evaluate(instance.means, rewards, actions, instance.optimal, bool(instance.info.get("semibandit")))
+    if not (np.isfinite(curves["regret"][-1]) and np.isfinite(curves["reward"][-1])):
+        raise ConfigError(f"the dynamic regret or the reward of {cell} is not a finite number "
+                          f"({curves['regret'][-1]}, {curves['reward'][-1]}): the environment's values are too "
+                          "large or not numbers; nothing of this cell was stored.")
     ckpt = checkpoints(T)
     return {
         "final_regret": float(curves["regret"][-1]), "final_reward": float(curves["reward"][-1]),

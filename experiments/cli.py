@@ -1,14 +1,21 @@
 """The command line: ``drift-bandits algo=bob env=sinusoid`` (installed) or, in a
-checkout, ``python run.py ...``; multirun sweeps with ``-m``. Hands the composed config
-to :func:`experiments.runner.run`. Bad input prints one paragraph and exits 2 (the
-run's folder is removed: nothing ran); Ctrl-C exits 130 with every finished cell kept.
+checkout, ``python run.py ...``; multirun sweeps with ``-m``.
 
-A module in the current directory is importable as a policy or environment
-(``algo._target_=my_policies.MyPolicy``), as ``python -m`` would allow.
+Every input either runs correctly or stops with one paragraph, before any work:
+before Hydra launches anything, every job of the command (each point of a ``-m``
+sweep) is composed and validated (:func:`preflight`: config values, data files,
+algorithm/environment pairs, memory, the results folder). The exit codes, one
+convention for the whole command line, are :data:`EXIT_CODES`.
+
+The full traceback of an error is printed only with ``debug=true``. A run that stops
+on bad input leaves no timestamped folder behind. A module in the current directory
+is importable as a policy or environment (``algo._target_=my_policies.MyPolicy``),
+as ``python -m`` would allow.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -18,9 +25,143 @@ import hydra
 from omegaconf import DictConfig
 
 import bandits
-from bandits.errors import ConfigError
+from bandits.errors import ConfigError, ReportedError, UserCodeError, last_line
 
 CONF = str(Path(bandits.__file__).resolve().parent / "conf")
+OK, INTERNAL, BAD_INPUT, MISSING_CELLS, INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CODES = {
+    OK: "done (or nothing to do, or `dry_run=true`)",
+    INTERNAL: "internal error: a bug of drift-bandits, or a results folder that cannot be written while running "
+              "(every finished cell is kept)",
+    BAD_INPUT: "bad input, found before any work: a config value or key (Hydra's own composition errors "
+               "included), a data file, a wrong algorithm/environment pair, a size that does not fit in memory, "
+               "the results folder; or your own policy or environment raising an exception",
+    MISSING_CELLS: "`python -m experiments.collect`: cells of the declared sweep are still missing",
+    INTERRUPTED: "interrupted (Ctrl-C): every finished cell is kept, and the same command resumes",
+}
+
+# Hydra's informational modes and options that change where configs come from: handed
+# to Hydra as they are.
+HYDRA_OWN = ("--help", "-h", "--hydra-help", "--version", "--cfg", "-c", "--info", "-i", "--shell-completion",
+             "-sc", "--resolve", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn",
+             "--config-dir", "-cd", "--experimental-rerun")
+
+
+def _importable_cwd() -> None:
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())  # joblib's workers inherit sys.path
+
+
+def _wants_debug(argv) -> bool:
+    return any(a.lstrip("+") in ("debug=true", "debug=True") for a in argv)
+
+
+def report(exc: BaseException, debug: bool) -> int:
+    """Print one paragraph for ``exc`` (and its traceback with debug=true); its exit code."""
+    if debug:
+        import traceback
+        traceback.print_exception(exc, file=sys.stderr)
+        if getattr(exc, "detail", ""):
+            print(exc.detail, file=sys.stderr)
+    if isinstance(exc, UserCodeError):
+        hint = "" if debug else " Rerun with debug=true for the full traceback."
+        print(f"error: {str(exc).rstrip('.')}.{hint}", file=sys.stderr)
+        return BAD_INPUT
+    if isinstance(exc, ConfigError):
+        print(f"error: {exc}", file=sys.stderr)
+        return BAD_INPUT
+    if isinstance(exc, ReportedError):
+        print(f"internal error: {str(exc).rstrip('.')}. This is a bug of drift-bandits; rerun with debug=true for "
+              "the traceback and report it.", file=sys.stderr)
+        return INTERNAL
+    if isinstance(exc, OSError):
+        print(f"error: {last_line(exc)} ({getattr(exc, 'filename', None) or 'results folder'}). Every finished "
+              "cell is kept; fix the folder or free space, then run the same command again.", file=sys.stderr)
+        return INTERNAL
+    print(f"internal error: {last_line(exc)}. This is a bug of drift-bandits; rerun with debug=true for the "
+          "traceback and report it.", file=sys.stderr)
+    return INTERNAL
+
+
+def hydra_error(exc: Exception) -> ConfigError:
+    """One paragraph for an error of Hydra's own composition (an unknown config name, a
+    malformed override, a key that does not exist)."""
+    from hydra.errors import MissingConfigException, OverrideParseException
+
+    if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and exc.options:
+        group, _, name = str(exc.missing_cfg_file).rpartition("/")
+        return ConfigError(f"no {group or 'config'} config named {name!r}; valid names: {', '.join(exc.options)}.")
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("See https")]
+    text = " ".join(lines) or type(exc).__name__
+    if isinstance(exc, OverrideParseException):
+        return ConfigError(f"cannot read the override {exc.override!r}: {text} (the grammar: key=value, "
+                           "key=[a,b] for a list, -m key=a,b for a sweep).")
+    return ConfigError(text[0].lower() + text[1:])
+
+
+def unknown_key(exc: Exception, job: list[str]) -> ConfigError | None:
+    """For an override of a key that does not exist: the valid keys of that place, with
+    a "did you mean" (Hydra only suggests appending it with +)."""
+    import difflib
+    import re
+
+    from omegaconf import OmegaConf
+
+    from experiments.registry import compose
+
+    match = re.search(r"Could not override '([^']+)'", str(exc))
+    if not match:
+        return None
+    key = match.group(1)
+    parent, _, leaf = key.rpartition(".")
+    rest = [o for o in job if o.split("=")[0].lstrip("+~") != key]
+    try:
+        node = OmegaConf.select(compose(rest), parent) if parent else compose(rest)
+    except Exception:  # noqa: BLE001 -- only a hint: the plain message is still reported
+        return None
+    keys = sorted(str(k) for k in node.keys() if k != "hydra") if hasattr(node, "keys") else []
+    close = difflib.get_close_matches(leaf, keys, 1)
+    hint = f" (did you mean {parent + '.' if parent else ''}{close[0]}?)" if close else ""
+    if not parent:
+        return ConfigError(f"no top-level key {leaf!r}{hint}; the top-level keys are {', '.join(keys)}.")
+    return ConfigError(f"the {parent} config has no key {leaf!r}{hint}; its keys: {', '.join(keys)}. A new key "
+                       f"of your own (a parameter of your policy, say) is added with +{key}=...")
+
+
+def jobs(argv: list[str]) -> list[list[str]]:
+    """The overrides of every job of the command, as Hydra's basic sweeper expands them."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    multirun = "-m" in argv or "--multirun" in argv
+    overrides = [a for a in argv if a not in ("-m", "--multirun")]
+    if not multirun:
+        return [overrides]
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    return [job for batch in BasicSweeper.split_arguments(parsed, max_batch_size=None) for job in batch]
+
+
+def preflight(argv: list[str]) -> int:
+    """Compose and validate every job of the command; raise ConfigError on the first
+    problem. Returns the number of jobs."""
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from experiments.registry import compose
+    from experiments.runner import check_results_folder, check_setup, setup_from_config
+
+    try:
+        planned = jobs(argv)
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise hydra_error(exc) from None
+    for job in planned:
+        try:
+            cfg = compose(job)
+        except (HydraException, OmegaConfBaseException) as exc:
+            raise (unknown_key(exc, job) or hydra_error(exc)) from None
+        setup = check_setup(setup_from_config(cfg))
+        check_results_folder(setup.results_dir)
+    return len(planned)
 
 
 def _forget_run_folder() -> None:
@@ -35,28 +176,54 @@ def _forget_run_folder() -> None:
         return
     if hc.mode != RunMode.RUN:
         return
-    out = Path(hc.runtime.output_dir)
-    import logging
     logging.shutdown()  # release run.log before removing it
-    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(Path(hc.runtime.output_dir), ignore_errors=True)
 
 
 @hydra.main(version_base="1.3", config_path=CONF, config_name="config")
-def main(cfg: DictConfig) -> None:
+def app(cfg: DictConfig) -> None:
+    """One job: run it; on failure, one paragraph and the exit code."""
     from experiments.runner import run
 
-    if os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())  # joblib's workers inherit sys.path
+    _importable_cwd()
     try:
         run(cfg)
-        if cfg.get("dry_run"):
-            _forget_run_folder()  # nothing ran: nothing to record
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        _forget_run_folder()
-        sys.exit(2)
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
+    except Exception as exc:  # every failure is reported, with its exit code
+        code = report(exc, bool(cfg.get("debug")))
+        if code == BAD_INPUT:
+            _forget_run_folder()
+        sys.exit(code)
+    if cfg.get("dry_run"):
+        _forget_run_folder()  # nothing ran: nothing to record
+
+
+def entry(argv: list[str]) -> int:
+    """Run a command (the arguments after the program name); return its exit code."""
+    _importable_cwd()
+    if not any(a.split("=")[0] in HYDRA_OWN for a in argv):
+        try:
+            preflight(argv)
+        except ConfigError as exc:
+            return report(exc, _wants_debug(argv))
+        except KeyboardInterrupt:
+            return INTERRUPTED
+    saved = sys.argv
+    sys.argv = [saved[0] if saved else "drift-bandits", *argv]
+    try:
+        app()
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (OK if exc.code is None else INTERNAL)
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    finally:
+        sys.argv = saved
+    return OK
+
+
+def main(argv=None) -> None:
+    sys.exit(entry(sys.argv[1:] if argv is None else list(argv)))
 
 
 if __name__ == "__main__":

@@ -16,12 +16,20 @@ from __future__ import annotations
 import sys
 
 from bandits.errors import ConfigError
+from experiments.cli import BAD_INPUT, MISSING_CELLS, OK, hydra_error, unknown_key
 from experiments.registry import compose
 from experiments.runner import gather, make_plan
 
 
 def collect(overrides: list[str]) -> int:
-    plan = make_plan(compose(overrides))
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        cfg = compose(overrides)
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise (unknown_key(exc, overrides) or hydra_error(exc)) from None
+    plan = make_plan(cfg)
     for bad in plan.corrupt:
         print(f"corrupted or partial cell moved aside: {bad}")
     rows = gather(plan)
@@ -32,7 +40,7 @@ def collect(overrides: list[str]) -> int:
         print(f"[{plan.experiment}] {len(rows)} cells gathered into {plan.table_path}; {len(plan.todo)} missing")
     for cell in plan.todo:
         print(f"  missing: algo={cell.algo_name} T={cell.T} trial={cell.trial}")
-    return 0 if not plan.todo else 3
+    return OK if not plan.todo else MISSING_CELLS
 
 
 def main() -> None:
@@ -40,7 +48,7 @@ def main() -> None:
         sys.exit(collect(sys.argv[1:]))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(BAD_INPUT)
 
 
 if __name__ == "__main__":

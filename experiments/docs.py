@@ -52,7 +52,8 @@ The template context:
   ``experiment_config(name)`` (composed as ``+experiment=name``), ``config_keys()``
   (the top-level keys of ``config.yaml`` with their defaults and comments),
   ``learner_keys``, ``problem_kinds``, ``docstring(module)``, ``docstring_md(module)``,
-  ``signature('pkg.module.function')``, ``table_columns()``, ``test_files()``; and ``math``.
+  ``signature('pkg.module.function')``, ``table_columns()``, ``test_files()``,
+  ``code_value('pkg.module.NAME')`` (a constant of the code, e.g. a limit); and ``math``.
 
 A missing input stops rendering with one line naming the file and the page (exit
 code 2); no page is written unless every page renders.
@@ -574,6 +575,11 @@ def context(inputs: Inputs) -> dict:
         params = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()]
         return f"{name}{sig.replace(parameters=params, return_annotation=inspect.Signature.empty)}"
 
+    def code_value(dotted: str):
+        """A constant of the code (``experiments.cli.EXIT_CODES``, a limit), read at render time."""
+        module, _, name = dotted.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
     def test_files() -> list:
         """(file, first docstring paragraph, test names) of every ``tests/test_*.py``,
         read without importing it."""
@@ -629,7 +635,7 @@ def context(inputs: Inputs) -> dict:
         "describe": describe, "algo_config": algo_config, "docstring": docstring,
         "algo_kinds": registry._algo_kinds, "env_kinds": env_kinds, "experiment_config": experiment_config,
         "config_keys": config_keys, "docstring_md": docstring_md, "signature": signature,
-        "table_columns": table_columns, "test_files": test_files,
+        "table_columns": table_columns, "test_files": test_files, "code_value": code_value,
         "learner_keys": LEARNER_KEYS, "problem_kinds": PROBLEM_KINDS, "math": math,
         "num": num, "pct": pct, "sci": sci, "horizon_of": horizon_of,
     }

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,8 +32,8 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from tqdm.auto import tqdm
 
 from bandits.algorithms.protocol import is_protocol_policy
-from bandits.errors import ConfigError, Unavailable, require_float, require_int
-from bandits.simulation import problem_kinds, run_cell, stream, trial_rewards
+from bandits.errors import ConfigError, Unavailable, last_line, require_float, require_int
+from bandits.simulation import guarded, problem_kinds, run_cell, stream, trial_rewards
 from experiments import store
 from experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
 from experiments.summary import summary_text
@@ -58,6 +59,7 @@ def build(spec: dict, kind: str):
     target = spec.get("_target_")
     if not target or target == "???":
         raise ConfigError(f"{kind} config has no _target_: set {kind}._target_=package.module.Class.")
+    check_parameters(kind, target, [k for k in spec if k != "_target_"])
     try:
         obj = instantiate(spec, _convert_="all")
     except InstantiationException as exc:
@@ -67,8 +69,39 @@ def build(spec: dict, kind: str):
         raise ConfigError(f"algo {target} is not a policy: it needs play(rewards, info, rng) or "
                           "reset/select/update (see bandits/algorithms/protocol.py).")
     if kind == "algo" and callable(getattr(obj, "check_params", None)):
-        obj.check_params()  # environments are checked per horizon, in plan()
+        guarded(obj, "check_params", "before any work")  # environments: per horizon, in check_setup()
     return str(target).rsplit(".", 1)[-1], obj
+
+
+def check_parameters(kind: str, target: str, given: list) -> None:
+    """The class exists and takes every parameter given (a misspelt one gets a "did you mean")."""
+    import difflib
+    import inspect
+
+    from hydra.utils import get_class
+
+    quiet = logging.getLogger("hydra.utils")
+    level, quiet.level = quiet.level, logging.CRITICAL  # the error is reported below, once
+    try:
+        cls = get_class(target)
+    except Exception as exc:  # noqa: BLE001 -- hydra wraps import errors of every kind
+        raise ConfigError(f"{kind}._target_={target} cannot be imported ({last_line(exc.__cause__ or exc)}); "
+                          "a module in the current directory works, or give package.module.Class.") from None
+    finally:
+        quiet.setLevel(level)
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return
+    valid = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for key in given:
+        if key not in valid:
+            close = difflib.get_close_matches(key, valid, 1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{kind} {cls.__name__} has no parameter {key!r}{hint}; its parameters: "
+                              f"{', '.join(valid) or 'none'}.")
 
 
 def algorithm(spec: dict, name: str | None = None):
@@ -102,7 +135,7 @@ def horizons(value, scale: float = 1.0) -> list:
     values = list(value) if isinstance(value, (list, tuple, ListConfig)) else [value]
     if not values:
         raise ConfigError("T must be a positive integer or a non-empty list of them.")
-    Ts = [require_int("T", v, minimum=1) for v in values]
+    Ts = [require_int("T", v, minimum=1, maximum=LIMITS["T"]) for v in values]
     if scale != 1.0:
         Ts = sorted({max(1, round(T * scale)) for T in Ts})
     return Ts
@@ -122,13 +155,32 @@ def experiment_name(value) -> str:
     return name
 
 
+# The top-level keys of conf/config.yaml (hydra's own node aside): anything else is a typo.
+TOP_LEVEL = ("algo", "env", "algos", "experiment_name", "T", "horizon_scale", "trials", "seed", "n_jobs", "overwrite",
+             "save_actions", "dry_run", "debug", "results_dir", "parallel", "slurm")
+SEED_MAX = 2 ** 63 - 1  # the seed column is a 64-bit integer
+LIMITS = {"trials": 100_000, "T": 10 ** 9}
+
+
+def check_top_level_keys(cfg: DictConfig) -> None:
+    unknown = [k for k in cfg if k not in TOP_LEVEL and k != "hydra"]
+    if unknown:
+        import difflib
+        hints = [f"{k!r} (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(k, TOP_LEVEL, 1))
+                 else repr(k) for k in unknown]
+        raise ConfigError(f"unknown top-level key {', '.join(hints)}; the top-level keys are {', '.join(TOP_LEVEL)}.")
+
+
 def setup_from_config(cfg: DictConfig) -> Setup:
     """Validate the top-level values and build the environment and algorithms of a
     composed config (``algos`` of an experiment, or the single ``algo``)."""
+    check_top_level_keys(cfg)
+    _bool("debug", cfg.get("debug", False))
+    _bool("dry_run", cfg.get("dry_run", False))
     scale = require_float("horizon_scale", cfg.get("horizon_scale", 1.0), minimum=0.0, strict=True)
     Ts = horizons(cfg.T, scale)
-    trials = require_int("trials", cfg.trials, minimum=1)
-    seed = require_int("seed", cfg.seed, minimum=0)
+    trials = require_int("trials", cfg.trials, minimum=1, maximum=LIMITS["trials"])
+    seed = require_int("seed", cfg.seed, minimum=0, maximum=SEED_MAX)
     n_jobs = require_int("n_jobs", cfg.n_jobs)
     if n_jobs == 0:
         raise ConfigError("n_jobs must be a positive number of workers or -1 (all cores), got 0.")
@@ -163,8 +215,11 @@ def setup_from_config(cfg: DictConfig) -> Setup:
     backend = str(par.get("backend", "loky"))
     if backend not in ("loky", "dask"):
         raise ConfigError(f"parallel.backend must be loky or dask, got {backend!r}.")
+    results_dir = cfg.get("results_dir", "results")
+    if not isinstance(results_dir, str) or not results_dir.strip():
+        raise ConfigError(f"results_dir must be a folder path, got {results_dir!r}.")
     return Setup(name, env_name, env, env_cfg, algos, Ts, trials, seed, n_jobs, save_actions, overwrite,
-                 Path(cfg.get("results_dir", "results")), backend, par.get("address"))
+                 Path(results_dir), backend, par.get("address"))
 
 
 # ----------------------------------------------------------------------------- planning
@@ -225,11 +280,62 @@ def cell_code(*objs) -> str:
     return "+".join([code_fingerprint(), *filter(None, (source_hash(type(o)) for o in objs))])
 
 
+CELL_BYTES = 40_000  # a stored cell: about 20 KB of curves and metadata, with room to spare
+
+
+def check_results_folder(results_dir: Path | None, cells: int = 0, save_actions_T: int = 0) -> None:
+    """Before any work: the results folder is a folder (or can be made), writable, with
+    free space for the cells planned (an estimate). One paragraph if not."""
+    if results_dir is None:
+        return
+    import shutil
+    import tempfile
+
+    where = f"results_dir={str(results_dir)!r}"
+    existing = next((p for p in (results_dir, *results_dir.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise ConfigError(f"{where}: {str(existing)!r} is a file, not a folder; choose another results_dir.")
+    try:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=results_dir, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"{where} cannot be written ({last_line(exc)}); choose a writable results_dir.") from None
+    need = cells * (CELL_BYTES + 4 * save_actions_T)
+    free = shutil.disk_usage(results_dir).free
+    if need > free:
+        raise ConfigError(f"{where}: the {cells} cells planned need about {need / 1e6:,.0f} MB and only "
+                          f"{free / 1e6:,.0f} MB are free; free some space or choose another results_dir.")
+
+
+def memory_limit() -> int:
+    """What a run may use: 80% of the machine's memory."""
+    return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def check_memory(setup: Setup, T: int) -> None:
+    """The instance (``env.footprint``) is held by the main process and by every worker,
+    each with a trial's rewards of the same size: refuse what cannot fit, before drawing it."""
+    footprint = getattr(setup.env, "footprint", None)
+    if footprint is None:
+        return
+    from joblib import effective_n_jobs
+    workers = effective_n_jobs(setup.n_jobs)
+    one = guarded(setup.env, "footprint", f"T={T}", T)
+    need, limit = one * (1 + 2 * workers), memory_limit()
+    if need > limit:
+        raise ConfigError(f"env={setup.env_name} at T={T:,}: the instance takes about {one / 1e9:,.1f} GB in memory, "
+                          f"and with {workers} worker(s) each holding a copy and a trial's rewards the run needs "
+                          f"about {need / 1e9:,.1f} GB, more than the {limit / 1e9:,.1f} GB this machine allows (80% "
+                          "of its memory). Use a smaller T, fewer workers (n_jobs) or a smaller problem.")
+
+
 def check_setup(setup: Setup) -> Setup:
-    """The environment at every horizon and every algorithm/environment pair (no instance
-    is drawn: cheap enough to check any quoted command)."""
+    """The environment at every horizon, the memory it needs, and every algorithm /
+    environment pair (no instance is drawn: cheap enough to check any quoted command)."""
     for T in setup.Ts:
-        setup.env.check_params(T)
+        guarded(setup.env, "check_params", f"T={T}", T)
+        check_memory(setup, T)
     check_compatible(setup)
     return setup
 
@@ -238,12 +344,14 @@ def plan(setup: Setup) -> Plan:
     """Check the pairs and horizons, draw the instances, and list the cells (done / to do).
     Raises ConfigError before any work starts."""
     out = Plan(check_setup(setup))
+    check_results_folder(setup.results_dir, len(setup.Ts) * setup.trials * len(setup.algos),
+                         max(setup.Ts) if setup.save_actions else 0)
     for T in setup.Ts:
-        inst = setup.env.instance(T, stream(setup.seed, 0, T))
+        inst = guarded(setup.env, "instance", f"T={T}", T, stream(setup.seed, 0, T))
         out.instances[T] = inst
         for name, (obj, spec) in setup.algos.items():
             if callable(getattr(obj, "resolve", None)):
-                obj.resolve(T, inst.info)  # surfaces impossible constants (e.g. H < 2) now
+                guarded(obj, "resolve", f"algo={name}, T={T}", T, inst.info)  # impossible constants, now
             config_hash = stable_hash({"env": setup.env_cfg, "algo": spec, "T": T, "seed": setup.seed})
             code = cell_code(obj, setup.env)
             for trial in range(setup.trials):

@@ -14,6 +14,7 @@ other file the user creates, so a results folder can be shared.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -22,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bandits.errors import last_line
 from experiments.labels import assign_labels
 
 SCHEMA = pa.schema([
@@ -150,12 +152,30 @@ def merge_into_table(path: Path, new: pd.DataFrame) -> pd.DataFrame:
 
 
 def _read_old(path: Path) -> pd.DataFrame:
-    """A stored table, with columns added since it was written filled with nulls."""
-    old = pd.read_parquet(path)
+    """A stored table, with columns added since it was written filled with nulls. A
+    damaged table is rebuilt from its experiment's cells, with a notice: the cells are
+    the record, the table only gathers them."""
+    try:
+        old = pd.read_parquet(path)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        return rebuild_from_cells(path, last_line(exc))
     for name in SCHEMA.names:
         if name not in old.columns:
             old[name] = None
     return old[SCHEMA.names]
+
+
+def rebuild_from_cells(path: Path, reason: str) -> pd.DataFrame:
+    """Every valid cell of the table's experiment (``results/runs/<experiment>/``); of two
+    cells of one configuration and trial (older code), the newer file wins."""
+    cells = sorted((path.parent.parent / "runs" / path.stem).glob("*.parquet"), key=lambda p: p.stat().st_mtime)
+    valid = [p for p in cells if valid_cell(p, p.stem)]
+    rows = read_cells(valid).drop_duplicates(KEY_COLUMNS, keep="last")
+    bad = quarantine(path)
+    logging.getLogger("drift_bandits").warning(
+        f"warning: the table {path} was damaged ({reason}); rebuilt from its {len(rows)} cells (the damaged file "
+        f"is kept as {bad.name}).")
+    return rows
 
 
 def _merge(path: Path, new: pd.DataFrame) -> pd.DataFrame:

@@ -200,3 +200,22 @@ def test_vw_bridge_runs_on_a_tiny_problem(switching):
         np.testing.assert_array_equal(a1, a2)
     lines = VowpalWabbit.example(np.array([0.5, -1.0]), 3, (1, 0.0, 0.25))
     assert lines == ["shared |s 0:0.5 1:-1", "|a a0", "0:0:0.25 |a a1", "|a a2"]
+
+
+def test_sampled_total_variation_agrees_with_the_exact_sum():
+    from bandits.environments.drifting_contextual import reward_tv_sampled
+
+    rng = np.random.default_rng(5)
+    p, q = rng.random((40, 6)), rng.random((40, 6))
+    exact = reward_tv(p, q)
+    estimates = [reward_tv_sampled(p, q, 2000, np.random.default_rng(s)) for s in range(5)]
+    assert abs(np.mean(estimates) - exact) < 0.01 * exact  # unbiased
+    assert reward_tv_sampled(p, p, 100, rng) == 0.0 and reward_tv(p, p) == 0.0
+
+
+def test_exact_total_variation_is_limited_and_sampling_is_offered():
+    with pytest.raises(ConfigError, match="env.tv=monte_carlo"):
+        DriftingContextual(K=13, n_policies=50).check_params(1000)
+    env = DriftingContextual(K=13, d=4, n_policies=50, tv="monte_carlo", tv_samples=50, mc_contexts=100)
+    env.check_params(1000)
+    assert env.instance(1000, np.random.default_rng(0)).info["Delta_TV"] > 0

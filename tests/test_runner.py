@@ -196,7 +196,8 @@ def test_fingerprint_covers_what_produces_the_numbers_and_nothing_else(tmp_path)
     root = project_copy(tmp_path)
     results = tmp_path / "results"
     assert cells_to_run(root, results) == 2
-    for edited in ("experiments/summary.py", "experiments/store.py", "experiments/cli.py", "experiments/labels.py"):
+    for edited in ("experiments/figures/common.py", "experiments/summary.py", "experiments/store.py",
+                   "experiments/cli.py", "experiments/labels.py"):
         with open(root / edited, "a") as fh:
             fh.write("\n# a comment: plotting, summary, store and CLI code do not produce numbers\n")
     assert cells_to_run(root, results) == 0  # finished cells reused

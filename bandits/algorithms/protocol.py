@@ -29,9 +29,11 @@ kind of problem but the semi-bandit. Built-in algorithms instead expose a compil
 
 from __future__ import annotations
 
+import traceback
+
 import numpy as np
 
-from bandits.errors import ConfigError
+from bandits.errors import ConfigError, failure
 
 METHODS = ("reset", "select", "update")
 
@@ -42,20 +44,30 @@ def is_protocol_policy(obj) -> bool:
 
 def play_policy(policy, rewards: np.ndarray, info: dict, rng: np.random.Generator,
                 features: np.ndarray | None = None) -> np.ndarray:
-    """Run a protocol policy round by round, revealing only the chosen arm's reward."""
+    """Run a protocol policy round by round, revealing only the chosen arm's reward. An
+    exception from the policy becomes one paragraph naming it, the method and the round."""
     T, K = rewards.shape
     info = dict(info)
     if features is not None:
         info["features"] = features
-    policy.reset(n_arms=K, horizon=T, rng=rng, info=info)
     actions = np.empty(T, dtype=np.int64)
-    for t in range(T):
-        arm = policy.select(t)
-        if isinstance(arm, (bool, np.bool_)) or not isinstance(arm, (int, np.integer)) or not 0 <= arm < K:
-            raise ConfigError(f"{type(policy).__name__}.select({t}) returned {arm!r}; "
-                              f"expected an int arm in 0..{K - 1}.")
-        actions[t] = arm
-        policy.update(t, int(arm), float(rewards[t, arm]))
+    method, t = "reset", 0
+    try:
+        policy.reset(n_arms=K, horizon=T, rng=rng, info=info)
+        for t in range(T):
+            method = "select"
+            arm = policy.select(t)
+            if isinstance(arm, (bool, np.bool_)) or not isinstance(arm, (int, np.integer)) or not 0 <= arm < K:
+                raise ConfigError(f"your {type(policy).__name__}.select({t}) returned {arm!r}; "
+                                  f"expected an int arm in 0..{K - 1}.")
+            actions[t] = arm
+            method = "update"
+            policy.update(t, int(arm), float(rewards[t, arm]))
+    except ConfigError:
+        raise
+    except Exception as exc:  # the user's code: reported with where it failed, never swallowed
+        raise failure(policy, method, f"round {t}" if method != "reset" else "before round 0", exc,
+                      traceback.format_exc()) from exc
     return actions
 
 

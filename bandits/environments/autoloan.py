@@ -45,13 +45,15 @@ class AutoLoan:
         return "pricing"
 
     def __init__(self, data_path: str | None = None, price_step: float = 10.0, price_max: float = 500.0,
-                 ridge: float = 1.0, min_rows_ols: int | None = None, surrogate_path: str | None = None):
+                 ridge: float = 1.0, min_rows_ols: int | None = None, surrogate_path: str | None = None,
+                 max_file_mb: float = 1024.0):
         self.data_path = data_path
         self.price_step = price_step
         self.price_max = price_max
         self.ridge = ridge
         self.min_rows_ols = min_rows_ols
         self.surrogate_path = surrogate_path
+        self.max_file_mb = max_file_mb
 
     @property
     def source(self) -> str:
@@ -63,6 +65,7 @@ class AutoLoan:
         if top < step:
             raise ConfigError(f"env.price_max ({top}) must be at least env.price_step ({step}).")
         require_float("env.ridge", self.ridge, minimum=0.0, strict=True)
+        require_float("env.max_file_mb", self.max_file_mb, minimum=0.0, strict=True)
         if self.min_rows_ols is not None:
             require_int("env.min_rows_ols", self.min_rows_ols, minimum=1)
         self._frame(T)  # loads and validates the file now, before any work starts
@@ -75,11 +78,16 @@ class AutoLoan:
     def _frame(self, T: int):
         cache = self.__dict__.setdefault("frames_", {})
         if T not in cache:
-            cache[T] = cprm_data.load_cprm(self._path(), T)
+            cache[T] = cprm_data.load_cprm(self._path(), T, float(self.max_file_mb))
         return cache[T]
 
     def grid(self) -> np.ndarray:
         return np.arange(0.0, float(self.price_max) + float(self.price_step) / 2, float(self.price_step))
+
+    def footprint(self, T: int) -> int:
+        """Bytes of the instance in memory: means, acceptance probabilities and the 16-dimensional
+        revenue features of every price for every customer."""
+        return 8 * T * len(self.grid()) * (2 + 16)
 
     def instance(self, T: int, rng: np.random.Generator | None = None) -> Instance:
         frame = self._frame(T)

@@ -8,9 +8,12 @@ not redistributed here. The same code path reads the bundled synthetic surrogate
 
 Steps, each a function:
 
-1. :func:`load_cprm` reads the columns used (read only: the user's file is never
-   written), parses ``Approve_Date`` (m/d/Y), keeps file order within a day and
-   takes the first T rows in application (date) order.
+1. :func:`load_cprm` checks the file (a regular CSV file of at most ``max_file_mb``),
+   reads the columns used (read only: the user's file is never written), parses
+   ``Approve_Date`` (m/d/Y, between 1970 and 2100), keeps file order within a day,
+   takes the first T rows in application (date) order, and checks every numeric
+   value against a plausible physical range (:data:`PLAUSIBLE`: FICO 300-850, terms of
+   1-120 months, amounts and payments in dollars, rates in percent; no inf).
 2. :func:`impute_price`: the price of a loan is the net present value of its
    payments, ``mp * (1 - (1 + r)^-Term) / r - Amount_Approved`` with monthly
    r = 0.0012 (as in public replications of Ban & Keskin 2018).
@@ -36,7 +39,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bandits.errors import ConfigError
+from bandits.environments import files
+from bandits.errors import ConfigError, last_line
 
 WHERE_TO_GET = ("The file CPRM_AutoLOan_OnlineAutoLoanData.csv (dataset CPRM-12-001, On-Line Auto Lending) "
                 "is distributed by Columbia University's Center for Pricing and Revenue Management; request it "
@@ -50,22 +54,33 @@ MONTHLY_RATE = 0.0012
 PRICE_MAX_IMPUTED = 400.0
 
 
-def load_cprm(path: str | Path, T: int) -> pd.DataFrame:
+# Plausible physical ranges of the numeric columns (a value outside is a unit error or a
+# corrupt row): FICO scores, loan terms in months, amounts and monthly payments in
+# dollars, rates in percent.
+PLAUSIBLE = {"Primary_FICO": (300.0, 850.0), "Term": (1.0, 120.0), "Amount_Approved": (1.0, 1e6),
+             "onemonth": (0.0, 25.0), "Competition_rate": (0.0, 50.0), "mp": (1.0, 1e5), "apply": (0.0, 1.0)}
+DATES = (pd.Timestamp("1970-01-01"), pd.Timestamp("2100-01-01"))
+
+
+def load_cprm(path: str | Path, T: int, max_file_mb: float = files.MAX_FILE_MB) -> pd.DataFrame:
     """The first T rows in application order, columns checked; ConfigError on any defect."""
-    path = Path(path)
-    if not path.is_file():
+    if path is None or not Path(str(path)).expanduser().exists():
         raise ConfigError(f"auto-loan data file {str(path)!r} does not exist. {WHERE_TO_GET}")
+    path = files.check_file(path, "auto-loan data file", (".csv",), max_file_mb)
     try:
         header = pd.read_csv(path, nrows=0).columns
-    except Exception as exc:
-        raise ConfigError(f"auto-loan data file {str(path)!r} could not be read as CSV: {exc}") from exc
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise ConfigError(f"auto-loan data file {str(path)!r} could not be read as CSV ({last_line(exc)}).") from None
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise ConfigError(f"auto-loan data file {str(path)!r} lacks column(s) {missing} "
                           f"(needed: {COLUMNS}). {WHERE_TO_GET}")
-    frame = pd.read_csv(path, usecols=COLUMNS, dtype={"CarType": str, "Approve_Date": str})
+    try:
+        frame = pd.read_csv(path, usecols=COLUMNS, dtype={"CarType": str, "Approve_Date": str})
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise ConfigError(f"auto-loan data file {str(path)!r} could not be read as CSV ({last_line(exc)}).") from None
     dates = pd.to_datetime(frame["Approve_Date"], format="%m/%d/%Y", errors="coerce")
-    bad = dates.isna()
+    bad = dates.isna() | (dates < DATES[0]) | (dates >= DATES[1])
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise ConfigError(f"auto-loan data file {str(path)!r}: column Approve_Date, data row {row + 1} "
@@ -81,6 +96,12 @@ def load_cprm(path: str | Path, T: int) -> pd.DataFrame:
             row = int(np.flatnonzero(values.isna().to_numpy())[0])
             raise ConfigError(f"auto-loan data file {str(path)!r}: column {col} has a missing or non-numeric "
                               f"value among the first {T} rows (row {row + 1} in date order).")
+        lo, hi = PLAUSIBLE[col]
+        outside = ~values.between(lo, hi)  # also catches inf
+        if outside.any():
+            row = int(np.flatnonzero(outside.to_numpy())[0])
+            raise ConfigError(f"auto-loan data file {str(path)!r}: column {col} holds {values.iloc[row]:g} (row "
+                              f"{row + 1} in date order), outside its plausible range [{lo:g}, {hi:g}].")
         frame[col] = values.astype(np.float64)
     unknown = sorted(set(frame["CarType"].dropna()) - set(CAR_TYPES))
     if unknown or frame["CarType"].isna().any():

@@ -30,9 +30,11 @@ Non-stationarity is reported as the paper defines it (``S_switches``, ``Delta_TV
 named so as not to clash with the hedging paper's S, a bound on ||theta||):
 S = 1 + number of changes, and Delta = sum_t ||D_t - D_{t-1}||_TV with the paper's integral of |D_t - D_{t-1}|
 over contexts and reward vectors. Given x, the K rewards are independent
-Bernoullis, so the integral over {0,1}^K is computed exactly; the context
-integral is a Monte-Carlo average (drifting: at ``eval_points`` steps, scaled by
-the number of rounds between them).
+Bernoullis, so the integral over {0,1}^K is computed exactly (``tv: exact``, at most
+K = 12: 2^K reward vectors per context) or estimated by sampling (``tv: monte_carlo``,
+``tv_samples`` reward vectors per context from the mixture of the two laws: unbiased,
+bounded); the context integral is a Monte-Carlo average (drifting: at ``eval_points``
+steps, scaled by the number of rounds between them).
 """
 
 from __future__ import annotations
@@ -48,6 +50,23 @@ from bandits.errors import ConfigError, require_choice, require_float, require_i
 
 def sigmoid(z):
     return 1.0 / (1.0 + np.exp(-z))
+
+
+EXACT_TV_MAX_K = 12  # the exact TV enumerates 2^K reward vectors per context
+
+
+def reward_tv_sampled(p: np.ndarray, q: np.ndarray, samples: int, rng: np.random.Generator) -> float:
+    """Monte-Carlo estimate of :func:`reward_tv`: sum_r |P(r) - Q(r)| = E_{r ~ M}[|P(r) - Q(r)| / M(r)]
+    with M = (P + Q) / 2, and |P - Q| / M = 2 |tanh((ln P(r) - ln Q(r)) / 2)| lies in [0, 2], so
+    the estimate is unbiased with bounded variance; ``samples`` draws of r per context."""
+    n, K = p.shape
+    from_p = rng.random((samples, n)) < 0.5
+    source = np.where(from_p[:, :, None], p[None], q[None])
+    r = rng.random((samples, n, K)) < source
+    with np.errstate(divide="ignore"):
+        log_p = np.where(r, np.log(p[None]), np.log1p(-p[None])).sum(axis=2)
+        log_q = np.where(r, np.log(q[None]), np.log1p(-q[None])).sum(axis=2)
+    return float((2 * np.abs(np.tanh((log_p - log_q) / 2))).mean())
 
 
 def reward_tv(p: np.ndarray, q: np.ndarray) -> float:
@@ -82,7 +101,7 @@ class DriftingContextual:
                  pieces_exponent: float | None = None, change_points: str = "even", turns: float = 1.0,
                  context: str = "gaussian", scale: float = 3.0, n_policies: int = 500,
                  policy_class: str = "finite", mc_contexts: int = 2000, eval_points: int = 200,
-                 shift: float | None = None):
+                 shift: float | None = None, tv: str = "exact", tv_samples: int = 200):
         self.K = K
         self.d = d
         self.mode = mode
@@ -97,6 +116,8 @@ class DriftingContextual:
         self.mc_contexts = mc_contexts
         self.eval_points = eval_points
         self.shift = shift
+        self.tv = tv
+        self.tv_samples = tv_samples
 
     def pieces(self, T: int) -> int:
         if self.mode == "drifting":
@@ -117,6 +138,12 @@ class DriftingContextual:
         require_int("env.n_pieces", self.n_pieces, minimum=1)
         require_float("env.pieces_exponent", self.pieces_exponent, minimum=0.0, allow_none=True)
         require_int("env.mc_contexts", self.mc_contexts, minimum=10)
+        require_choice("env.tv", self.tv, {"exact", "monte_carlo"})
+        require_int("env.tv_samples", self.tv_samples, minimum=1)
+        if self.tv == "exact" and int(self.K) > EXACT_TV_MAX_K:
+            raise ConfigError(f"env.K={self.K}: the exact total variation Delta enumerates 2^K reward vectors per "
+                              f"context (2^{self.K} = {2 ** int(self.K):,}); it is limited to K <= {EXACT_TV_MAX_K}. "
+                              "Set env.tv=monte_carlo to estimate it by sampling (env.tv_samples draws per context).")
         require_int("env.eval_points", self.eval_points, minimum=2)
         sh = require_float("env.shift", self.shift, minimum=0.0, strict=True, allow_none=True)
         if sh is not None and sh > 1:
@@ -139,6 +166,14 @@ class DriftingContextual:
     def _theta(self, rng):
         return rng.standard_normal((int(self.K), int(self.d))) * float(self.scale) / math.sqrt(int(self.d))
 
+    def _tv(self, p, q, rng):
+        return reward_tv(p, q) if self.tv == "exact" else reward_tv_sampled(p, q, int(self.tv_samples), rng)
+
+    def footprint(self, T: int) -> int:
+        """Bytes of the instance: contexts, every policy's actions, means (and their Monte-Carlo twins)."""
+        N, K, d, mc = int(self.n_policies), int(self.K), int(self.d), int(self.mc_contexts)
+        return 8 * T * (d + 2 * K) + 2 * T * N + mc * (8 * d + 2 * N) + 8 * N * K * d
+
     def instance(self, T: int, rng: np.random.Generator) -> Instance:
         K, N = int(self.K), int(self.n_policies)
         X = self._contexts(rng, T)
@@ -159,7 +194,7 @@ class DriftingContextual:
             piece = np.searchsorted(starts, np.arange(T), side="right") - 1
             logits = np.einsum("td,tkd->tk", X, thetas[piece])
             bayes = thetas
-            delta = sum(reward_tv(sigmoid(mc @ thetas[s - 1].T), sigmoid(mc @ thetas[s].T))
+            delta = sum(self._tv(sigmoid(mc @ thetas[s - 1].T), sigmoid(mc @ thetas[s].T), rng)
                         for s in range(1, len(starts)))
         else:
             U, V = self._theta(rng), self._theta(rng)
@@ -174,7 +209,7 @@ class DriftingContextual:
             # per-round TV at each grid point times the rounds it stands for
             delta = 0.0
             for a, b in zip(grid[:-1], grid[1:]):
-                step = reward_tv(sigmoid(mc @ theta_at(a).T), sigmoid(mc @ theta_at(min(a + 1, T - 1)).T))
+                step = self._tv(sigmoid(mc @ theta_at(a).T), sigmoid(mc @ theta_at(min(a + 1, T - 1)).T), rng)
                 delta += step * (b - a)
         means = sigmoid(logits)
         W = np.concatenate([bayes, rng.standard_normal((N - len(bayes), K, int(self.d)))])

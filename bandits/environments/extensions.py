@@ -66,6 +66,9 @@ class DriftingLogistic:
             raise ConfigError(f"env.link={self.link!r}: only the logistic link (strictly increasing, as §8.3 "
                               "requires) is implemented.")
 
+    def footprint(self, T: int) -> int:
+        return 8 * T * int(self.n_actions)
+
     def instance(self, T: int, rng: np.random.Generator) -> Instance:
         d, S = int(self.d), float(self.S)
         D = np.vstack([np.eye(d), unit_vectors(rng, (int(self.n_actions) - d, d))])
@@ -130,6 +133,9 @@ class DriftingSemiBandit:
                 if not items or len(items) > m or min(items) < 0 or max(items) >= d or len(set(items)) != len(items):
                     raise ConfigError(f"env.family: subset {items} must hold 1..m={m} distinct items in 0..{d - 1}.")
 
+    def footprint(self, T: int) -> int:
+        return 8 * T * int(self.d)
+
     def instance(self, T: int, rng: np.random.Generator) -> Instance:
         d, m = int(self.d), int(self.m)
         budget = float(self.B_T_scale) * float(T) ** float(self.B_T_exponent)
@@ -175,6 +181,9 @@ class LowerBound:
         require_float("env.B_T_scale", self.B_T_scale, minimum=0.0, strict=True)
         require_float("env.B_T_exponent", self.B_T_exponent)
         require_float("env.R", self.R, minimum=0.0)
+
+    def footprint(self, T: int) -> int:
+        return 8 * T * 2 ** int(self.d)
 
     def instance(self, T: int, rng: np.random.Generator) -> Instance:
         d, H = int(self.d), self.block_length(T)

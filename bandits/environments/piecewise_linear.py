@@ -75,6 +75,12 @@ class PiecewiseLinear:
             raise ConfigError(f"piecewise_linear needs T >= 3 and n_breakpoints <= T - 2 "
                               f"(breakpoints are drawn from {{2, ..., T-1}}); got T={T}, n_breakpoints={nb}.")
 
+    def footprint(self, T: int) -> int:
+        """Bytes of the instance in memory: means, and the action sets when drawn per round."""
+        d, n = int(self.d), int(self.n_actions)
+        K = d if self.action_set == "basis" else n
+        return 8 * T * K + (8 * T * n * d if self.action_set == "fresh" else 0)
+
     def instance(self, T: int, rng: np.random.Generator) -> Instance:
         d = int(self.d)
         inner = np.sort(rng.choice(np.arange(2, T), size=int(self.n_breakpoints), replace=False))

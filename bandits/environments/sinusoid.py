@@ -45,6 +45,10 @@ class Sinusoid:
     def budget(self, T: int) -> float:
         return float(self.B_T_scale) * float(T) ** float(self.B_T_exponent)
 
+    def footprint(self, T: int) -> int:
+        """Bytes of the instance in memory (the means; a trial's rewards take as much)."""
+        return 16 * T
+
     def instance(self, T: int, rng: np.random.Generator | None = None) -> Instance:
         B_T = self.budget(T)
         t = np.arange(1, T + 1, dtype=np.float64)
