@@ -1,4 +1,4 @@
-# make figures [SCALE=quick] [CTX_SCALE=paper] | make test | make plots | make docs | make bench [UPDATE=1]
+# make figures [SCALE=quick] [CTX_SCALE=paper] | make test | make lint | make plots | make docs | make bench [UPDATE=1]
 # On first use the project is installed (with its extras) into the active virtual or conda
 # environment, or else into a local .venv; `make PYTHON=python3 ...` picks an interpreter.
 BASE_PYTHON ?= python3
@@ -45,7 +45,7 @@ else
 BENCH_OUT := results/bench/bench-$(shell date +%Y%m%d-%H%M%S).csv
 endif
 
-.PHONY: install test figures experiments plots docs bench collect clean-runs
+.PHONY: install test lint figures experiments plots docs bench collect clean-runs
 
 $(STAMP): pyproject.toml
 	@if [ "$(PYTHON)" = ".venv/bin/python" ] && [ ! -x .venv/bin/python ]; then \
@@ -57,6 +57,9 @@ install: $(STAMP)
 
 test: $(STAMP)
 	$(PYTHON) -m pytest
+
+lint: $(STAMP)
+	$(PYTHON) -m ruff check .
 
 experiments: $(STAMP)
 	@for exp in $(EXPERIMENTS); do \

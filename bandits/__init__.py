@@ -6,7 +6,8 @@ constructors only store parameters, ``check_params()`` validates them before any
 work starts, and state computed for a run ends in ``_``.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
 from bandits import _numba_cache
 

@@ -63,6 +63,22 @@ def problem_kinds(algo) -> tuple:
     return tuple(kinds) if kinds is not None else PROTOCOL_KINDS
 
 
+def needs(algo) -> tuple:
+    """The learner keys an algorithm needs beyond its kind's structure
+    (:data:`bandits.environments.base.KIND_KEYS`): its declared ``needs()``."""
+    declared = getattr(algo, "needs", None)
+    return tuple(declared()) if callable(declared) else ()
+
+
+def check_needs(algo, name: str, instance: Instance, env_name: str) -> None:
+    """Refuse, before any work, an environment that does not report what ``algo`` needs."""
+    missing = [k for k in needs(algo) if k not in instance.info]
+    if missing:
+        raise ConfigError(f"algorithm {name!r} needs {', '.join(missing)} from the environment, and env={env_name} "
+                          f"does not report {'it' if len(missing) == 1 else 'them'}; choose another environment, or "
+                          "set the constant on the algorithm where it takes one (e.g. algo.B_T=...).")
+
+
 def oracle_knowledge(algo) -> tuple:
     """Evaluation keys an oracle baseline is told by design (none for a learner)."""
     return tuple(getattr(algo, "oracle_knowledge", ()) or ())

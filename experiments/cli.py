@@ -201,7 +201,11 @@ def app(cfg: DictConfig) -> None:
 
 def entry(argv: list[str]) -> int:
     """Run a command (the arguments after the program name); return its exit code."""
+    from experiments.registry import searchpath_override
+
     _importable_cwd()
+    if not any(a.startswith("hydra.searchpath=") for a in argv):
+        argv = [*searchpath_override(), *argv]  # configs of your own (DRIFT_BANDITS_CONF)
     if not any(a.split("=")[0] in HYDRA_OWN for a in argv):
         try:
             preflight(argv)

@@ -53,7 +53,8 @@ The template context:
   (the top-level keys of ``config.yaml`` with their defaults and comments),
   ``learner_keys``, ``problem_kinds``, ``docstring(module)``, ``docstring_md(module)``,
   ``signature('pkg.module.function')``, ``table_columns()``, ``test_files()``,
-  ``code_value('pkg.module.NAME')`` (a constant of the code, e.g. a limit); and ``math``.
+  ``code_value('pkg.module.NAME')`` (a constant of the code, e.g. a limit),
+  ``file_text(path)`` (a file shown in full); and ``math``.
 
 A missing input stops rendering with one line naming the file and the page (exit
 code 2); no page is written unless every page renders.
@@ -439,7 +440,7 @@ def context(inputs: Inputs) -> dict:
 
     def consts(experiment, label_, name) -> dict:
         rows = _constants(experiment, label_, name)
-        return {int(T): decode(v) for T, v in zip(rows["T"], rows["value"])}
+        return {int(T): decode(v) for T, v in zip(rows["T"], rows["value"], strict=True)}
 
     def const(experiment, label_, name, T=None):
         rows = _constants(experiment, label_, name, T)
@@ -461,7 +462,8 @@ def context(inputs: Inputs) -> dict:
         x = "T" if "T" in rows.columns else ("t" if "t" in rows.columns else "shift")
         column = column or next(c for c in ("mean_regret", "mean", "mean_delay") if c in rows.columns)
         rows = rows.sort_values(x)
-        return {(int(k) if float(k).is_integer() else float(k)): float(v) for k, v in zip(rows[x], rows[column])}
+        pairs = zip(rows[x], rows[column], strict=True)
+        return {(int(k) if float(k).is_integer() else float(k)): float(v) for k, v in pairs}
 
     def value(figure, algo, T=None, column=None) -> float:
         s = series(figure, algo, column)
@@ -575,6 +577,10 @@ def context(inputs: Inputs) -> dict:
         params = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()]
         return f"{name}{sig.replace(parameters=params, return_annotation=inspect.Signature.empty)}"
 
+    def file_text(rel: str) -> str:
+        """A file of the repository, as it is (e.g. an example to show in full)."""
+        return (ROOT / rel).read_text().rstrip("\n")
+
     def code_value(dotted: str):
         """A constant of the code (``experiments.cli.EXIT_CODES``, a limit), read at render time."""
         module, _, name = dotted.rpartition(".")
@@ -629,13 +635,15 @@ def context(inputs: Inputs) -> dict:
         "claims": Lazy(inputs.claims), "figures": Figures(inputs.figure),
         "bench": Lazy(inputs.bench), "constants": Lazy(inputs.constants),
         "claim": claim, "claims_for": claims_for, "claims_table": claims_table, "const": const, "consts": consts,
-        "value": value, "series": series, "at": at, "horizons": horizons, "rows": rows, "have": have, "bench_row": bench_row,
+        "value": value, "series": series, "at": at, "horizons": horizons, "rows": rows, "have": have,
+        "bench_row": bench_row,
         "md_table": md_table, "img": img,
         "img_path": img_path, "label": label, "names": registry.names, "config": config,
         "describe": describe, "algo_config": algo_config, "docstring": docstring,
         "algo_kinds": registry._algo_kinds, "env_kinds": env_kinds, "experiment_config": experiment_config,
         "config_keys": config_keys, "docstring_md": docstring_md, "signature": signature,
         "table_columns": table_columns, "test_files": test_files, "code_value": code_value,
+        "file_text": file_text,
         "learner_keys": LEARNER_KEYS, "problem_kinds": PROBLEM_KINDS, "math": math,
         "num": num, "pct": pct, "sci": sci, "horizon_of": horizon_of,
     }

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import bandits
@@ -39,7 +39,7 @@ def code_fingerprint() -> str:
     return tree_hash(LIBRARY)
 
 
-@lru_cache(maxsize=None)
+@cache
 def source_hash(cls: type) -> str:
     """Hash of the file defining ``cls`` when it lies outside the library (a user's
     policy or environment), else ''."""

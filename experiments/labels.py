@@ -61,10 +61,11 @@ def assign_labels(table: pd.DataFrame) -> pd.Series:
         return pd.Series([], index=table.index, dtype=object)
     env_params = table["env_params"] if "env_params" in table.columns else pd.Series(None, index=table.index)
     configs = {}
-    for idx, algo, env, ap, ep in zip(table.index, table["algo"], table["env"], table["algo_params"], env_params):
+    for idx, algo, env, ap, ep in zip(table.index, table["algo"], table["env"], table["algo_params"], env_params,
+                                     strict=True):
         configs[idx] = settings(str(algo), str(env), ap, ep)
     groups: dict = {}
-    for idx, (start, flat) in configs.items():
+    for start, flat in configs.values():
         key = json.dumps(flat, sort_keys=True, default=str)
         groups.setdefault(start, {}).setdefault(key, flat)
     names: dict = {}

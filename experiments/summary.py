@@ -10,13 +10,18 @@ from scipy import stats
 WIDTH = 100  # terminal columns the printed tables fit in
 
 
-def t_interval(values) -> tuple[float, float, float]:
-    """Mean and 95% Student-t interval of the mean; a single value gives a zero-width band."""
+def t_interval(values, axis=None):
+    """Mean and 95% Student-t interval of the mean over trials; a single trial gives a
+    zero-width band. ``values``: one value per trial (floats returned), or with
+    ``axis=0`` one row per trial (arrays returned: a band at every checkpoint)."""
     x = np.asarray(values, dtype=np.float64)
-    m = float(x.mean())
-    if len(x) < 2:
-        return m, m, m
-    half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    n = x.shape[0]
+    m = x.mean(axis=axis)
+    if n < 2:
+        return (float(m), float(m), float(m)) if axis is None else (m, m.copy(), m.copy())
+    half = stats.t.ppf(0.975, n - 1) * x.std(axis=axis, ddof=1) / np.sqrt(n)
+    if axis is None:
+        m, half = float(m), float(half)
     return m, m - half, m + half
 
 

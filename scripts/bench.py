@@ -1,20 +1,15 @@
 """Speed benchmark behind ``make bench``: writes a new CSV under results/bench/ (or
 ``--out``; ``make bench UPDATE=1`` rewrites the committed results/bench.csv) and prints it.
 
-Cases (T = 1e5): linear SW-UCB with d = 5, 40 fresh actions per round and
-w = 2000; on K = 2 sinusoid rewards SW-UCB with w = 1000, EXP3.S (both readings)
-and BOB. Each is timed on the compiled kernel alone (``play``: no reward
-generation, no bookkeeping), median over trials. Compile time is measured
-separately, in a fresh numba cache, and reported in ``compile_s``. For scale, the
-same run times a plain-Python SW-UCB policy (the user-protocol loop, with
-incremental window sums: the shape of a typical pure-Python library policy) and
-reports ``speedup`` = Python / compiled, measured in this run. The last cases time
-Figures 2 (a)+(b), 3+4 and 5 at full paper scale with n_jobs=2, end to end through
-run.py. A pricing case times one auto-loan trial (T = 5e4, 51 prices, d = 16). Contextual
-cases: one OP solve on 5e4 logged rounds (K = 5, N = 500; iterations, oracle calls,
-seconds) and one ILTCB trial at T = 1e5 (seconds, oracle calls).
+A table of cases (:data:`CASES`), one function each, every one returning its rows.
+Kernels are timed on ``play`` alone (no reward generation, no bookkeeping), median
+over trials, at T = 1e5; compile time is measured separately, in a fresh numba cache
+(``compile_s``). Ratios are measured within one case, in one run: the compiled SW-UCB
+against the same algorithm as a plain-Python protocol policy (``speedup``). The last
+cases time Figures 2 (a)+(b), 3+4 and 5 at full paper scale with n_jobs=2, end to end
+through run.py.
 
-    python scripts/bench.py [--trials 5] [--skip-figures] [--out results/bench.csv]
+    python scripts/bench.py [--trials 5] [--skip-figures] [--only sw_ucb,bob] [--out results/bench.csv]
 """
 
 from __future__ import annotations
@@ -26,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections import deque
+from functools import cache
 from pathlib import Path
 
 os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="bench-numba-"))  # force a real compile
@@ -36,12 +32,29 @@ import pandas as pd  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bandits.algorithms import BanditOverBandit, EXP3S, SlidingWindowUCB, play  # noqa: E402
-from bandits.environments import AutoLoan, PiecewiseLinear, Sinusoid  # noqa: E402
+from bandits.algorithms import EXP3S, BanditOverBandit, SlidingWindowUCB, play  # noqa: E402
+from bandits.algorithms.glb import SlidingWindowGLB  # noqa: E402
+from bandits.algorithms.semibandit import SlidingWindowSemiBandit  # noqa: E402
+from bandits.contextual.ada_iltcb_plus import AdaILTCBPlus  # noqa: E402
+from bandits.contextual.iltcb import ILTCB, constants, nu_j  # noqa: E402
+from bandits.contextual.op_solver import solve_op  # noqa: E402
+from bandits.contextual.policy_class import FinitePolicyClass  # noqa: E402
+from bandits.environments import (  # noqa: E402
+    AutoLoan,
+    DriftingContextual,
+    DriftingLogistic,
+    DriftingSemiBandit,
+    PiecewiseLinear,
+    Sinusoid,
+)
+
+T = 100_000
+TRIALS = 5
 
 
 class PythonSWUCB:
-    """SW-UCB (K arms, ridge) as a plain-Python protocol policy with O(1) window updates."""
+    """SW-UCB (K arms, ridge) as a plain-Python protocol policy with O(1) window updates:
+    the shape of a typical pure-Python library policy."""
 
     def __init__(self, window, beta, lam=1.0):
         self.window, self.beta, self.lam = window, beta, lam
@@ -68,84 +81,100 @@ class PythonSWUCB:
             self.sums[a] -= r
 
 
-CASES = {
-    "sw_ucb_K2_w1000": (lambda: SlidingWindowUCB(window=1000), 60.0),
-    "exp3s_K2_rexp3": (lambda: EXP3S(variant="rexp3"), 60.0),
-    "exp3s_K2_auer": (lambda: EXP3S(variant="exp3s"), 60.0),
-    "bob_K2": (lambda: BanditOverBandit(), 100.0),
-}
+# ----------------------------------------------------------------------------- problems, built once
+
+@cache
+def problem(name: str, horizon: int = T):
+    """(instance, one reward table per trial) of a named benchmark problem."""
+    env = {"sinusoid": lambda: Sinusoid(),
+           "linear": lambda: PiecewiseLinear(d=5, action_set="fresh", n_actions=40),
+           "pricing": lambda: AutoLoan(),
+           "contextual": lambda: DriftingContextual(n_pieces=1),
+           "glb": lambda: DriftingLogistic(d=5, n_actions=20),
+           "semibandit": lambda: DriftingSemiBandit(d=20, m=4)}[name]()
+    env.check_params(horizon)
+    inst = env.instance(horizon, np.random.default_rng(0))
+    return inst, [env.rewards(inst, np.random.default_rng(i + 1)) for i in range(TRIALS)]
 
 
-def main(argv=None) -> pd.DataFrame:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--trials", type=int, default=5)
-    ap.add_argument("--T", type=int, default=100_000)
-    ap.add_argument("--skip-figures", action="store_true")
-    ap.add_argument("--out", type=Path,
-                    default=ROOT / "results" / "bench" / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.csv")
-    args = ap.parse_args(argv)
-
-    env = Sinusoid()
-    inst = env.instance(args.T)
-    trials = [env.rewards(inst, np.random.default_rng(i)) for i in range(args.trials)]
-    tiny = env.rewards(env.instance(50), np.random.default_rng(0))
-    rows = []
-    # Linear SW-UCB: d = 5, 40 fresh unit-vector actions per round, w = 2000 (issue 3).
-    lin_env = PiecewiseLinear(d=5, action_set="fresh", n_actions=40)
-    lin = lin_env.instance(args.T, np.random.default_rng(0))
-    lin_rewards = [lin_env.rewards(lin, np.random.default_rng(i)) for i in range(args.trials)]
+def timed(fn) -> float:
     start = time.perf_counter()
-    SlidingWindowUCB(window=2000).play(lin_rewards[0][:50], lin.info, None, features=lin.features[:50])
-    compile_s = time.perf_counter() - start
-    times = []
-    for rewards in lin_rewards:
-        start = time.perf_counter()
-        SlidingWindowUCB(window=2000).play(rewards, lin.info, None, features=lin.features)
-        times.append(time.perf_counter() - start)
-    ns = float(np.median(times)) / args.T * 1e9
-    rows.append({"case": "linear_sw_ucb_d5_K40_w2000", "ns_per_round": round(ns, 1), "rounds": args.T,
-                 "trials": args.trials, "target_ns": 1500.0, "meets_target": ns <= 1500.0,
-                 "compile_s": round(compile_s, 2)})
-    for case, (make, target) in CASES.items():
-        start = time.perf_counter()
-        make().play(tiny, inst.info, np.random.default_rng(0))
-        compile_s = time.perf_counter() - start
-        times = []
-        for i, rewards in enumerate(trials):
-            algo = make()
-            start = time.perf_counter()
-            algo.play(rewards, inst.info, np.random.default_rng(i))
-            times.append(time.perf_counter() - start)
-        ns = float(np.median(times)) / args.T * 1e9
-        rows.append({"case": case, "ns_per_round": round(ns, 1), "rounds": args.T, "trials": args.trials,
-                     "target_ns": target, "meets_target": ns <= target, "compile_s": round(compile_s, 2)})
+    fn()
+    return time.perf_counter() - start
 
-    # One pricing trial (issue 4): SW-UCB-obl on the auto-loan surrogate, T = 5e4, 51 prices, d = 16.
-    loan = AutoLoan()
-    loan.check_params(50_000)
-    loan_inst = loan.instance(50_000)
-    loan_rewards = loan.rewards(loan_inst, np.random.default_rng(0))
-    algo = SlidingWindowUCB(window="obl")
-    start = time.perf_counter()
-    algo.play(loan_rewards, loan_inst.info, None, features=loan_inst.features)
-    wall = time.perf_counter() - start
-    rows.append({"case": "pricing_sw_ucb_obl_T5e4_K51_d16 (one trial)", "ns_per_round": round(wall / 50_000 * 1e9, 1),
-                 "rounds": 50_000, "trials": 1, "wall_s": round(wall, 3)})
 
-    # Contextual (issue 5): one OP solve on n = 5e4 logged rounds, K = 5, N = 500; one ILTCB trial.
-    from bandits.contextual.iltcb import ILTCB, constants, nu_j
-    from bandits.contextual.op_solver import solve_op
-    from bandits.contextual.policy_class import FinitePolicyClass
-    from bandits.environments import DriftingContextual
+def kernel_row(case: str, make, kind: str, target: float) -> dict:
+    """Compile on 50 rounds (fresh cache), then the median over the trials of one full run."""
+    inst, trials = problem(kind)
+    compile_s = timed(lambda: make().play(trials[0][:50], inst.info, np.random.default_rng(0),
+                                          features=None if inst.features is None else inst.features[:50]))
+    times = [timed(lambda r=r, i=i: make().play(r, inst.info, np.random.default_rng(i), features=inst.features))
+             for i, r in enumerate(trials)]
+    ns = float(np.median(times)) / T * 1e9
+    return {"case": case, "ns_per_round": round(ns, 1), "rounds": T, "trials": len(trials), "target_ns": target,
+            "meets_target": ns <= target, "compile_s": round(compile_s, 2)}
 
-    ctx = DriftingContextual(n_pieces=1)
-    ctx_inst = ctx.instance(args.T, np.random.default_rng(0))
-    ctx_rewards = ctx.rewards(ctx_inst, np.random.default_rng(1))
-    pclass = FinitePolicyClass(ctx_inst.info["policy_actions"], 5)
-    logged = np.random.default_rng(2).integers(0, 5, args.T)
-    weights = ctx_rewards[np.arange(args.T), logged] * 5.0  # uniform logging: p = 1/5
-    c = constants(args.T, 5, 500, 0.05)
+
+def one_trial_row(case: str, algo, kind: str, horizon: int, target_wall: float | None = None) -> dict:
+    """One full trial, after compiling on 50 rounds (not timed)."""
+    inst, trials = problem(kind, horizon)
+    short = None if inst.features is None or inst.features.shape[0] == 1 else inst.features[:50]
+    type(algo)(**vars(algo)).play(trials[0][:50], inst.info, np.random.default_rng(3),
+                                  features=inst.features if short is None else short)
+    wall = timed(lambda: algo.play(trials[0], inst.info, np.random.default_rng(3), features=inst.features))
+    row = {"case": case, "ns_per_round": round(wall / horizon * 1e9, 1), "rounds": horizon, "trials": 1,
+           "wall_s": round(wall, 3 if wall < 1 else 2)}
+    if target_wall is not None:
+        row.update(target_wall_s=target_wall, meets_target=wall <= target_wall)
+    if "oracle_calls" in getattr(algo, "derived_", {}):
+        row["oracle_calls"] = algo.derived_["oracle_calls"]
+    return row
+
+
+# ----------------------------------------------------------------------------- the cases
+
+def linear_sw_ucb():
+    return [kernel_row("linear_sw_ucb_d5_K40_w2000", lambda: SlidingWindowUCB(window=2000), "linear", 1500.0)]
+
+
+def sw_ucb_against_python():
+    """The compiled K-armed SW-UCB, and the same algorithm as a plain-Python policy on the
+    same rewards: ``speedup`` is their ratio, measured here."""
+    compiled = kernel_row("sw_ucb_K2_w1000", lambda: SlidingWindowUCB(window=1000), "sinusoid", 60.0)
+    inst, trials = problem("sinusoid")
+    beta = SlidingWindowUCB(window=1000).resolve(T, inst.info)["beta"]
+    n = 20_000
+    py_ns = timed(lambda: play(PythonSWUCB(1000, beta), trials[0][:n], inst.info, np.random.default_rng(0))) / n * 1e9
+    speedup = round(py_ns / compiled["ns_per_round"], 1)
+    return [{**compiled, "speedup": speedup},
+            {"case": "python_sw_ucb_K2_w1000 (reference)", "ns_per_round": round(py_ns, 1), "rounds": n,
+             "trials": 1, "speedup": speedup}]
+
+
+def exp3s():
+    return [kernel_row("exp3s_K2_rexp3", lambda: EXP3S(variant="rexp3"), "sinusoid", 60.0),
+            kernel_row("exp3s_K2_auer", lambda: EXP3S(variant="exp3s"), "sinusoid", 60.0)]
+
+
+def bob():
+    return [kernel_row("bob_K2", lambda: BanditOverBandit(), "sinusoid", 100.0)]
+
+
+def pricing():
+    """One auto-loan trial: SW-UCB-obl, T = 5e4, 51 prices, d = 16."""
+    return [one_trial_row("pricing_sw_ucb_obl_T5e4_K51_d16 (one trial)", SlidingWindowUCB(window="obl"), "pricing",
+                          50_000)]
+
+
+def op_solve():
+    """One OP solve on n = 5e4 logged rounds (uniform logging), K = 5, N = 500."""
+    inst, trials = problem("contextual")
+    pclass = FinitePolicyClass(inst.info["policy_actions"], 5)
+    logged = np.random.default_rng(2).integers(0, 5, T)
+    weights = trials[0][np.arange(T), logged] * 5.0  # uniform logging: p = 1/5
+    c = constants(T, 5, 500, 0.05)
     nu = nu_j(6, 5, c["C0"], c["L"])
+    rows = []
     for C, label in ((1.2e7, "theory C"), (1.2e7 * 1e-10, "practical C")):
         start = time.perf_counter()
         res = solve_op(pclass, np.arange(50_000), logged, weights, nu, C)
@@ -153,79 +182,77 @@ def main(argv=None) -> pd.DataFrame:
         rows.append({"case": f"op_solve_n5e4_K5_N500 ({label}, nu={nu:.4f})", "rounds": 50_000, "trials": 1,
                      "wall_s": round(wall, 3), "target_wall_s": 5.0, "meets_target": wall <= 5.0,
                      "iterations": res.iterations, "oracle_calls": res.oracle_calls})
-    for preset in ("practical", "theory"):
-        algo = ILTCB(preset=preset)
-        start = time.perf_counter()
-        algo.play(ctx_rewards, ctx_inst.info, np.random.default_rng(3))
-        wall = time.perf_counter() - start
-        rows.append({"case": f"iltcb_trial_T1e5_K5_N500 ({preset})", "ns_per_round": round(wall / args.T * 1e9, 1),
-                     "rounds": args.T, "trials": 1, "wall_s": round(wall, 2), "target_wall_s": 120.0,
-                     "meets_target": wall <= 120.0, "oracle_calls": algo.derived_["oracle_calls"]})
+    return rows
 
-    from bandits.contextual.ada_iltcb_plus import AdaILTCBPlus
-    for preset in ("practical", "theory"):
-        algo = AdaILTCBPlus(preset=preset)
-        start = time.perf_counter()
-        algo.play(ctx_rewards, ctx_inst.info, np.random.default_rng(3))
-        wall = time.perf_counter() - start
-        rows.append({"case": f"ada_iltcb_plus_trial_T1e5_K5_N500 ({preset})", "rounds": args.T, "trials": 1,
-                     "ns_per_round": round(wall / args.T * 1e9, 1), "wall_s": round(wall, 2), "target_wall_s": 180.0,
-                     "meets_target": wall <= 180.0, "oracle_calls": algo.derived_["oracle_calls"]})
-    for T_small in (10_000, 30_000):  # oracle calls against T (the T = 1e5 rows are above)
-        small = ctx.instance(T_small, np.random.default_rng(0))
-        small_rewards = ctx.rewards(small, np.random.default_rng(1))
+
+def contextual_trials():
+    """One ILTCB and one Ada-ILTCB+ trial at T = 1e5 (K = 5, N = 500), each preset."""
+    return [one_trial_row(f"{label}_trial_T1e5_K5_N500 ({preset})", cls(preset=preset), "contextual", T, target)
+            for cls, label, target in ((ILTCB, "iltcb", 120.0), (AdaILTCBPlus, "ada_iltcb_plus", 180.0))
+            for preset in ("practical", "theory")]
+
+
+def oracle_calls():
+    """Oracle calls against T (the T = 1e5 numbers are in the trial rows)."""
+    rows = []
+    for horizon in (10_000, 30_000):
         for preset in ("practical", "theory"):
             for cls, label in ((ILTCB, "iltcb"), (AdaILTCBPlus, "ada_iltcb_plus")):
                 algo = cls(preset=preset)
-                algo.play(small_rewards, small.info, np.random.default_rng(3))
-                rows.append({"case": f"{label}_oracle_calls_T{T_small} ({preset})", "rounds": T_small, "trials": 1,
+                one_trial_row("", algo, "contextual", horizon)
+                rows.append({"case": f"{label}_oracle_calls_T{horizon} ({preset})", "rounds": horizon, "trials": 1,
                              "oracle_calls": algo.derived_["oracle_calls"]})
+    return rows
 
-    # Issue 7: SW-UCB-GLB (d = 5, 20 actions, window w_obl) and SW-UCB-comb (top-4 of 20 items).
-    from bandits.algorithms.glb import SlidingWindowGLB
-    from bandits.algorithms.semibandit import SlidingWindowSemiBandit
-    from bandits.environments import DriftingLogistic, DriftingSemiBandit
 
-    for label, env_ext, make, target in (
-            ("sw_ucb_glb_obl_d5_K20", DriftingLogistic(d=5, n_actions=20), lambda: SlidingWindowGLB("obl"), 2000.0),
-            ("sw_ucb_comb_obl_d20_m4", DriftingSemiBandit(d=20, m=4), lambda: SlidingWindowSemiBandit("obl"), 1000.0)):
-        inst_ext = env_ext.instance(args.T, np.random.default_rng(0))
-        r_ext = env_ext.rewards(inst_ext, np.random.default_rng(1))
-        start = time.perf_counter()
-        make().play(r_ext[:100], inst_ext.info, None, features=inst_ext.features)
-        compile_s = time.perf_counter() - start
-        times = []
-        for i in range(args.trials):
+def glb_and_semibandit():
+    return [kernel_row("sw_ucb_glb_obl_d5_K20", lambda: SlidingWindowGLB("obl"), "glb", 2000.0),
+            kernel_row("sw_ucb_comb_obl_d20_m4", lambda: SlidingWindowSemiBandit("obl"), "semibandit", 1000.0)]
+
+
+def full_scale_figures():
+    """Figures 2 (a)+(b), 3+4 and 5 at full paper scale, end to end through run.py."""
+    rows = []
+    for experiments, target in ((("fig2a", "fig2b"), 180.0), (("fig3", "fig4"), 240.0), (("fig5",), 300.0)):
+        with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
-            make().play(r_ext, inst_ext.info, None, features=inst_ext.features)
-            times.append(time.perf_counter() - start)
-        ns = float(np.median(times)) / args.T * 1e9
-        rows.append({"case": label, "ns_per_round": round(ns, 1), "rounds": args.T, "trials": args.trials,
-                     "target_ns": target, "meets_target": ns <= target, "compile_s": round(compile_s, 2)})
+            for exp in experiments:
+                subprocess.run([sys.executable, "run.py", f"+experiment={exp}", "n_jobs=2", f"results_dir={tmp}"],
+                               cwd=ROOT, check=True, capture_output=True)
+            wall = time.perf_counter() - start
+        rows.append({"case": f"{'+'.join(experiments)} full scale, n_jobs=2 (wall s)", "trials": 50,
+                     "wall_s": round(wall, 1), "target_wall_s": target, "meets_target": wall <= target})
+    return rows
 
-    sw = SlidingWindowUCB(window=1000)
-    beta = sw.resolve(args.T, inst.info)["beta"]
-    n_py = min(args.T, 20_000)
-    start = time.perf_counter()
-    play(PythonSWUCB(1000, beta), trials[0][:n_py], inst.info, np.random.default_rng(0))
-    py_ns = (time.perf_counter() - start) / n_py * 1e9
-    compiled = rows[1]["ns_per_round"]
-    rows.append({"case": "python_sw_ucb_K2_w1000 (reference)", "ns_per_round": round(py_ns, 1), "rounds": n_py,
-                 "trials": 1, "speedup": round(py_ns / compiled, 1)})
-    rows[1]["speedup"] = round(py_ns / compiled, 1)
 
-    if not args.skip_figures:
-        for experiments, target in ((("fig2a", "fig2b"), 180.0), (("fig3", "fig4"), 240.0), (("fig5",), 300.0)):
-            with tempfile.TemporaryDirectory() as tmp:
-                start = time.perf_counter()
-                for exp in experiments:
-                    subprocess.run([sys.executable, "run.py", f"+experiment={exp}", "n_jobs=2", f"results_dir={tmp}"],
-                                   cwd=ROOT, check=True, capture_output=True)
-                wall = time.perf_counter() - start
-            rows.append({"case": f"{'+'.join(experiments)} full scale, n_jobs=2 (wall s)", "ns_per_round": None,
-                         "rounds": None, "trials": 50, "target_ns": None, "wall_s": round(wall, 1),
-                         "target_wall_s": target, "meets_target": wall <= target})
-    table = pd.DataFrame(rows)
+CASES = {
+    "linear_sw_ucb": linear_sw_ucb,
+    "sw_ucb": sw_ucb_against_python,
+    "exp3s": exp3s,
+    "bob": bob,
+    "pricing": pricing,
+    "op_solve": op_solve,
+    "contextual_trials": contextual_trials,
+    "oracle_calls": oracle_calls,
+    "glb_and_semibandit": glb_and_semibandit,
+    "figures": full_scale_figures,
+}
+COLUMNS = ["case", "ns_per_round", "rounds", "trials", "target_ns", "meets_target", "compile_s", "speedup", "wall_s",
+           "target_wall_s", "iterations", "oracle_calls"]
+
+
+def main(argv=None) -> pd.DataFrame:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--skip-figures", action="store_true")
+    ap.add_argument("--only", default="", help=f"comma-separated cases of {', '.join(CASES)}")
+    ap.add_argument("--out", type=Path,
+                    default=ROOT / "results" / "bench" / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.csv")
+    args = ap.parse_args(argv)
+    chosen = [c for c in args.only.split(",") if c] or [c for c in CASES if not (args.skip_figures and c == "figures")]
+    unknown = sorted(set(chosen) - set(CASES))
+    if unknown:
+        ap.error(f"unknown case(s) {', '.join(unknown)}; the cases are {', '.join(CASES)}")
+    table = pd.DataFrame([row for name in chosen for row in CASES[name]()], columns=COLUMNS)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out, index=False)
     print(table.to_string(index=False, line_width=100))

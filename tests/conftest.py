@@ -11,10 +11,9 @@ CONF = ROOT / "conf"
 
 def compose(overrides=()):
     """Compose the project config exactly as run.py does."""
-    from hydra import compose as hydra_compose, initialize_config_dir
+    from experiments.registry import compose as registry_compose
 
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        return hydra_compose(config_name="config", overrides=list(overrides))
+    return registry_compose(overrides)
 
 
 @pytest.fixture

@@ -5,9 +5,14 @@ import numpy as np
 import pytest
 
 from bandits.contextual.ada_iltcb_plus import AdaILTCBPlus
-from bandits.contextual.common import play_mixture
-from bandits.contextual.nonstationarity_tests import (BruteForceTests, Logged, OracleTests, end_of_block_test,
-                                                      end_of_replay_test)
+from bandits.contextual.common import mixture, play_mixture
+from bandits.contextual.nonstationarity_tests import (
+    BruteForceTests,
+    Logged,
+    OracleTests,
+    end_of_block_test,
+    end_of_replay_test,
+)
 from bandits.contextual.policy_class import FinitePolicyClass
 from bandits.environments import DriftingContextual
 
@@ -71,12 +76,11 @@ def test_algorithm_runs_the_same_with_oracle_or_brute_force_tests():
 
 def test_mixture_probabilities_by_hand():
     pred = np.array([[0, 1, 2]], dtype=np.int16)  # policies 0, 1, 2 pick actions 0, 1, 2 at t = 0
-    rewards = np.ones((1, 3))
     actions, probs = np.zeros(1, dtype=np.int64), np.zeros(1)
     # Q_a = policy 0 w.p. 1, nu = 0.1; Q_b = policy 1 w.p. 0.5 and policy 2 w.p. 0.5, nu = 0.2
-    supports, weights = np.array([0, 1, 2]), np.array([1.0, 0.5, 0.5])
-    offsets, nus = np.array([0, 1, 3]), np.array([0.1, 0.2])
-    play_mixture(pred, supports, weights, offsets, nus, rewards, np.array([0.0]), 0, 1, actions, probs)
+    mix = mixture([((np.array([0]), np.array([1.0])), 0.1), ((np.array([1, 2]), np.array([0.5, 0.5])), 0.2)])
+    np.testing.assert_array_equal(mix[2], [0, 1, 3])  # distribution m is supports[offsets[m]:offsets[m + 1]]
+    play_mixture(pred, mix, 3, np.array([0.0]), 0, 1, actions, probs)
     p0 = 0.5 * (0.1 + 0.7 * 1.0) + 0.5 * 0.2  # action 0: Q_a^nu(0) = 0.8, Q_b^nu(0) = 0.2
     assert actions[0] == 0 and probs[0] == pytest.approx(p0)
 

@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
-
-from bandits.algorithms import UCB, BanditOverBandit, EXP3S, SlidingWindowUCB, play
 from conftest import argmax_ties
+
+from bandits.algorithms import EXP3S, UCB, BanditOverBandit, SlidingWindowUCB, play
 from bandits.algorithms.exp3 import exp3s_parameters, rexp3_parameters
 from bandits.algorithms.tuning import confidence_radius
 from bandits.reference import ReferenceSWUCB

@@ -1,20 +1,23 @@
 """One conformance suite that every algorithm and every environment must pass
 (in the spirit of scikit-learn's estimator checks). New algorithms and
-environments are picked up from conf/ automatically."""
+environments are picked up from their configs automatically: the package's
+(``bandits/conf``) and your own (the folders of ``DRIFT_BANDITS_CONF``)."""
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
-from conftest import CONF, compose
+from conftest import compose
 
 from bandits.environments import Table
-from bandits.environments.base import LEARNER_KEYS, PROBLEM_KINDS, kind_of
-from bandits.simulation import evaluate, learner_info, problem_kinds, run_actions, stream
+from bandits.environments.base import KIND_KEYS, LEARNER_KEYS, PROBLEM_KINDS, Instance, kind_of
+from bandits.simulation import evaluate, learner_info, needs, problem_kinds, run_actions, stream
+from experiments import registry
 from experiments.runner import build
 
-ALGOS = sorted(p.stem for p in (CONF / "algo").glob("*.yaml") if p.stem != "custom")
-ENVS = sorted(p.stem for p in (CONF / "env").glob("*.yaml"))
+# every algorithm and environment config, the package's and your own (DRIFT_BANDITS_CONF)
+ALGOS = [name for name in registry.names("algo") if name != "custom"]
+ENVS = registry.names("env")
 
 
 def algo_from_conf(name):
@@ -49,13 +52,19 @@ def env_from_conf(name, table_file):
 KINDS = tuple(PROBLEM_KINDS)
 
 
-@lru_cache(maxsize=None)
+@cache
 def trial(kind):
     """One small instance per kind of problem: K arms (basis vectors), linear (fresh
     action sets each round), pricing (the auto-loan surrogate: 51 prices, d = 16),
     contextual, generalized linear, and combinatorial semi-bandit."""
-    from bandits.environments import (AutoLoan, DriftingContextual, DriftingLogistic, DriftingSemiBandit,
-                                      PiecewiseLinear, Sinusoid)
+    from bandits.environments import (
+        AutoLoan,
+        DriftingContextual,
+        DriftingLogistic,
+        DriftingSemiBandit,
+        PiecewiseLinear,
+        Sinusoid,
+    )
 
     env = {"karmed": lambda: Sinusoid(B_T_exponent=1 / 3),
            "linear": lambda: PiecewiseLinear(d=3, n_breakpoints=6, action_set="fresh", n_actions=5),
@@ -152,6 +161,19 @@ def test_feedback_check_catches_an_algorithm_that_peeks():
     assert reads_unchosen_rewards(Clairvoyant(), inst, rewards)
 
 
+@pytest.mark.parametrize("name,algo,kind", PAIRS, ids=IDS)
+def test_algorithm_declares_what_it_needs_from_the_environment(name, algo, kind):
+    """The contract: an algorithm handed only its kind's structure (KIND_KEYS) and what
+    it declares in needs() runs exactly as with everything a learner may be told."""
+    inst, rewards = trial(kind)
+    keep = set(KIND_KEYS[kind]) | set(needs(algo))
+    assert keep <= set(inst.info), f"{name} needs {keep - set(inst.info)}, which a {kind} problem does not tell"
+    bare = Instance(means=inst.means, info={k: v for k, v in inst.info.items() if k in keep},
+                    evaluation=inst.evaluation, features=inst.features, optimal=inst.optimal)
+    np.testing.assert_array_equal(run_actions(algo, bare, rewards, stream(7, 2)),
+                                  run_actions(algo, inst, rewards, stream(7, 2)))
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_built_in_algorithms_do_not_mutate_rewards(kind):
     inst, rewards = trial(kind)
@@ -231,6 +253,8 @@ def test_environment_conformance(name, table_file):
     env.check_params(T)
     inst = env.instance(T, stream(0, 0, T))
     assert env.problem_kind() == kind_of(inst.info) and env.problem_kind() in env.problem_kinds
+    assert set(KIND_KEYS[env.problem_kind()]) <= set(inst.info)  # the structure every algorithm of the kind may read
+    assert env.footprint(T) >= inst.means.nbytes  # what the memory check counts covers the instance
     again = env.instance(T, stream(0, 0, T))
     np.testing.assert_array_equal(inst.means, again.means)
     assert inst.means.shape[0] == T and inst.means.shape[1] >= 2 and np.isfinite(inst.means).all()

@@ -46,8 +46,8 @@ def test_reward_tv_by_hand():
     p, q = np.array([[0.3]]), np.array([[0.5]])
     assert reward_tv(p, q) == pytest.approx(2 * 0.2)  # |0.3-0.5| + |0.7-0.5|
     p2, q2 = np.array([[0.2, 0.6]]), np.array([[0.4, 0.6]])
-    by_hand = sum(abs(np.prod([pa if b else 1 - pa for pa, b in zip(p2[0], bits)])
-                      - np.prod([qa if b else 1 - qa for qa, b in zip(q2[0], bits)]))
+    by_hand = sum(abs(np.prod([pa if b else 1 - pa for pa, b in zip(p2[0], bits, strict=True)])
+                      - np.prod([qa if b else 1 - qa for qa, b in zip(q2[0], bits, strict=True)]))
                   for bits in itertools.product((0, 1), repeat=2))
     assert reward_tv(p2, q2) == pytest.approx(by_hand)
 

@@ -118,7 +118,7 @@ def test_constants_of_a_small_real_table(tmp_path):
     assert list(table.columns) == docs.CONSTANT_COLUMNS
     mine = table[(table["experiment"] == "adhoc") & (table["label"] == "sw_ucb_opt") & (table["T"] == 500)]
     assert not mine.duplicated("name").any()  # one row per constant, not per trial
-    got = {name: docs.decode(v) for name, v in zip(mine["name"], mine["value"])}
+    got = {name: docs.decode(v) for name, v in zip(mine["name"], mine["value"], strict=True)}
     assert got["window"] == derived[0]["window"]
     assert got["beta"] == derived[0]["beta"]
     env = table[(table["label"] == docs.ENV_LABEL)].set_index("name")["value"]

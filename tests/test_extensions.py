@@ -8,9 +8,9 @@ import pytest
 from scipy.optimize import minimize
 
 from bandits.algorithms.bob_ext import BanditOverBanditExt
-from bandits.algorithms.tuning import bob_parameters
 from bandits.algorithms.glb import SlidingWindowGLB, _newton, glb_beta
 from bandits.algorithms.semibandit import SlidingWindowSemiBandit, semibandit_windows
+from bandits.algorithms.tuning import bob_parameters
 from bandits.environments import DriftingLogistic, DriftingSemiBandit, LowerBound
 from bandits.errors import ConfigError
 from bandits.simulation import evaluate
@@ -21,7 +21,7 @@ def test_newton_solves_the_penalised_quasi_likelihood_equation():
     X = rng.standard_normal((300, 4))
     y = (rng.random(300) < 1 / (1 + np.exp(-X @ np.array([1.0, -0.5, 0.2, 0.0])))).astype(float)
     theta = np.zeros(4)
-    _newton(X, y, 300, theta, 1.0, 25)
+    _newton(np.column_stack([X, y]), 300, theta, 1.0, 25)  # window rows (x, y)
 
     def loss(th):
         z = X @ th

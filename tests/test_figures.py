@@ -219,7 +219,7 @@ def curves(regret: dict) -> pd.DataFrame:
     """Table rows: algo -> mean final regret at T = 1e3, 1e4, 1e5 (two trials each, +-0.5)."""
     T = [1000, 10000, 100000]
     return pd.DataFrame([{"algo": a, "T": t, "trial": k, "final_regret": r + k - 0.5}
-                         for a, rs in regret.items() for t, r in zip(T, rs) for k in (0, 1)])
+                         for a, rs in regret.items() for t, r in zip(T, rs, strict=True) for k in (0, 1)])
 
 
 def test_slope_rule(tmp_path):

@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
+from conftest import argmax_ties
 
 from bandits.algorithms import UCB, BanditOverBandit, SlidingWindowUCB, play
-from conftest import argmax_ties
 from bandits.algorithms.sliding_window_least_squares import window_least_squares
 from bandits.environments import PiecewiseLinear, Table
 from bandits.environments.piecewise_linear import interpolate

@@ -4,8 +4,15 @@ import math
 
 import pytest
 
-from bandits.algorithms.tuning import (bob_parameters, confidence_radius, integer_root_floor,
-                                       karmed_radius, window_bar, window_obl, window_opt)
+from bandits.algorithms.tuning import (
+    bob_parameters,
+    confidence_radius,
+    integer_root_floor,
+    karmed_radius,
+    window_bar,
+    window_obl,
+    window_opt,
+)
 from bandits.errors import ConfigError
 
 

@@ -6,5 +6,5 @@ from bandits.algorithms.pricing import MovingWindowPricing, RecordedPrices
 from bandits.algorithms.protocol import is_protocol_policy, play, play_policy
 from bandits.algorithms.sliding_window_ucb import UCB, SlidingWindowUCB
 
-__all__ = ["BanditOverBandit", "EXP3S", "MovingWindowPricing", "RecordedPrices", "SlidingWindowUCB", "UCB", "is_protocol_policy", "play",
-           "play_policy"]
+__all__ = ["BanditOverBandit", "EXP3S", "MovingWindowPricing", "RecordedPrices", "SlidingWindowUCB", "UCB",
+           "is_protocol_policy", "play", "play_policy"]

@@ -1,5 +1,7 @@
-"""Bandit-over-Bandit (BOB), hedging Alg. 2, for K arms (eq. (23)) and linear
-action sets (eq. (11)).
+"""Bandit-over-Bandit (BOB), hedging Alg. 2: :func:`bob_blocks` is its outer loop over
+blocks, written once for every base algorithm (SW-UCB on K arms with eq. (23) and on
+linear action sets with eq. (11) here; SW-UCB-GLB with eq. (26) and SW-UCB-comb with
+eq. (27) in :mod:`bandits.algorithms.bob_ext`).
 
 Alg. 2 line by line:
 
@@ -25,46 +27,48 @@ Choices the paper leaves open (spec §5), each a config key:
   paper does (it leaves [0, 1] with probability at most 2/T); ``true`` clips.
 """
 
+
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from bandits.algorithms.common import (known_constants, mixed_probabilities, resolve_delta,
-                                       sample_categorical)
-from bandits.algorithms.sliding_window_ucb import _check_common, linear_sw_ucb_segment, sw_ucb_segment
+from bandits.algorithms.common import known_constants, own_or_told, resolve_delta
+from bandits.algorithms.sliding_window_ucb import (
+    check_estimator,
+    check_ridge,
+    linear_ucb_segment,
+    pinv_segment,
+    refuse_pinv_on_vectors,
+    sw_ucb_segment,
+)
 from bandits.algorithms.tuning import bob_parameters, confidence_radius, karmed_radius
-from bandits.errors import ConfigError, require_choice
+from bandits.errors import require_choice
+from bandits.numerics import mixed_probabilities, sample_categorical
 
 
-@njit(cache=True)
-def bob_kernel(rewards, feats, linear, H, J, betas, gamma, Q, clip, lam, pinv, unseen_inf,
-               R, d, L, S, delta, u, actions, chosen):
-    T = rewards.shape[0]
-    n_arms = J.shape[0]
-    logs = np.zeros(n_arms)
-    p = np.empty(n_arms)
-    n_blocks = (T + H - 1) // H
-    for i in range(n_blocks):
+def bob_blocks(T: int, params: dict, u: np.ndarray, play_block, clip: bool = False) -> list:
+    """Alg. 2, lines 3-7, for any base algorithm: block i covers rounds [i H, (i+1) H);
+    j_i is drawn from p of eq. (13) (log-weights, one uniform ``u[i]`` per block),
+    ``play_block(start, stop, j)`` runs the base algorithm from scratch with window J[j]
+    and returns the block's realised reward, and eq. (14) updates log s_j. Returns the
+    indices j_i chosen."""
+    H, J, gamma, Q = params["H"], params["J"], params["gamma"], params["Q"]
+    logs, p, chosen = np.zeros(len(J)), np.empty(len(J)), []
+    for i in range(params["n_blocks"]):
         mixed_probabilities(logs, gamma, p)
         j = sample_categorical(p, u[i])
-        chosen[i] = j
-        start = i * H
-        stop = min(T, start + H)
-        if linear:
-            total = linear_sw_ucb_segment(feats, rewards, start, stop, J[j], lam, betas[j], False, R, d, L, S,
-                                          delta, actions)
-        else:
-            total = sw_ucb_segment(rewards, start, stop, J[j], lam, betas[j], False, R, d, L, S,
-                                   delta, pinv, unseen_inf, actions)
+        total = play_block(i * H, min(T, (i + 1) * H), j)
         x = 0.5 + total / Q
         if clip:
             x = min(1.0, max(0.0, x))
-        logs[j] += gamma / (n_arms * p[j]) * x
+        logs[j] += gamma / (len(J) * p[j]) * x
+        chosen.append(j)
+    return chosen
 
 
 class BanditOverBandit:
-    """BOB over K-armed SW-UCB (hedging Alg. 2, eqs. (12)-(14), (23))."""
+    """BOB over SW-UCB (hedging Alg. 2, eqs. (12)-(14); eq. (23) for K arms, eq. (11) for
+    linear action sets)."""
 
     problem_kinds = ("karmed", "linear", "pricing")
 
@@ -83,18 +87,22 @@ class BanditOverBandit:
         self.L = L
         self.S = S
 
+    def needs(self) -> tuple:
+        """R, L, S for the base SW-UCB's eq. (3) (unless set here), and the reward bound nu
+        of Q (Lemma 7.4)."""
+        return own_or_told(self, ("d", "R", "L", "S", "reward_bound"))
+
     def check_params(self) -> None:
         require_choice("algo.setting", self.setting, {"auto", "karmed", "linear"})
         require_choice("algo.base_horizon", self.base_horizon, {"T", "H"})
-        _check_common(self)
+        check_ridge(self)
+        check_estimator(self)
 
     def resolve(self, T: int, info: dict) -> dict:
-        c = known_constants(self, {**info, "B_T": info.get("B_T", 0.0)})
-        if info.get("linear") and self.estimator == "pinv":
-            raise ConfigError("algo.estimator=pinv is for K arms; use estimator=ridge with linear action sets.")
+        refuse_pinv_on_vectors(self, info)
+        c = known_constants(self, info)
         setting = self.setting if self.setting != "auto" else ("linear" if info.get("linear") else "karmed")
-        bp = bob_parameters(T, c["d"], c["R"], setting, float(info.get("reward_bound", 1.0)))
-        bp["setting"] = setting
+        bp = bob_parameters(T, c["d"], c["R"], setting, float(info["reward_bound"]))
         horizon = T if self.base_horizon == "T" else bp["H"]
         delta = resolve_delta(self.delta, horizon)
         lam = float(self.lam)
@@ -107,16 +115,18 @@ class BanditOverBandit:
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
         T = rewards.shape[0]
-        p = self.resolve(T, info)
-        linear = features is not None
-        feats = features if linear else np.zeros((1, 1, 1))
-        u = rng.random(p["n_blocks"])
+        p = self.derived_ = self.resolve(T, info)
+        J, betas, lam = p["J"], p["betas"], p["lam"]
         actions = np.empty(T, dtype=np.int64)
-        chosen = np.empty(p["n_blocks"], dtype=np.int64)
-        bob_kernel(rewards, feats, linear, p["H"], np.asarray(p["J"], dtype=np.int64), np.asarray(p["betas"]),
-                   p["gamma"], p["Q"], bool(self.clip_block_reward), p["lam"],
-                   self.estimator == "pinv", self.unseen_index == "inf", p["R"], p["d"], p["L"],
-                   p["S"], p["delta"], u, actions, chosen)
-        self.derived_ = p
-        self.chosen_windows_ = np.asarray(p["J"])[chosen]
+
+        def play_block(start, stop, j):  # line 6: the base SW-UCB, restarted with window J[j]
+            if self.estimator == "pinv":
+                return pinv_segment(rewards, start, stop, J[j], betas[j], self.unseen_index == "inf", actions)
+            radii = np.full(stop - start, betas[j])
+            if features is not None:
+                return linear_ucb_segment(features, rewards, start, stop, J[j], lam, radii, actions)
+            return sw_ucb_segment(rewards, start, stop, J[j], lam, radii, actions)
+
+        chosen = bob_blocks(T, p, rng.random(p["n_blocks"]), play_block, bool(self.clip_block_reward))
+        self.chosen_windows_ = np.asarray(J)[chosen]
         return actions

@@ -36,8 +36,8 @@ import math
 import numpy as np
 from numba import njit
 
-from bandits.algorithms.common import mixed_probabilities, sample_categorical
 from bandits.errors import ConfigError, require_choice, require_float, require_int
+from bandits.numerics import mixed_probabilities, sample_categorical
 
 
 @njit(cache=True)
@@ -107,6 +107,10 @@ class EXP3S:
     """Modified EXP3.S (see module doc): ``variant`` = ``rexp3`` | ``exp3s``."""
 
     problem_kinds = ("karmed", "linear", "pricing")
+
+    def needs(self) -> tuple:
+        """The variation budget, unless set here (algo.B_T)."""
+        return () if self.B_T is not None else ("B_T",)
 
     def __init__(self, variant: str = "rexp3", reward_range=(0.0, 1.0), clip_rewards: bool = False,
                  switches: int | None = None, B_T: float | None = None):

@@ -29,22 +29,25 @@ Per round of a window w (restarted from scratch on each segment, as BOB needs):
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
-from bandits.algorithms.common import argmax_lowest, check_window, pick_window
+from bandits.algorithms.common import check_window, pick_window
 from bandits.algorithms.sliding_window_least_squares import window_push, window_state
+from bandits.algorithms.window import FILLED
 from bandits.errors import ConfigError, require_float, require_int
+from bandits.numerics import argmax_lowest, sigmoid_jit
+
+# SW-UCB-GLB's constants, one record for the compiled kernel.
+GLBConstants = namedtuple("GLBConstants", "lam beta S refit_every steps")
 
 
 @njit(cache=True)
-def _sigmoid(z):
-    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
-
-
-@njit(cache=True)
-def _newton(buf_x, buf_y, filled, theta, lam, steps):
+def _newton(rows, filled, theta, lam, steps):
+    """``steps`` Newton steps on eq. (24) with a ridge term, over the window's first
+    ``filled`` rows (x, y), warm-started at ``theta``."""
     d = theta.shape[0]
     for _ in range(steps):
         g = lam * theta.copy()
@@ -52,39 +55,37 @@ def _newton(buf_x, buf_y, filled, theta, lam, steps):
         for s in range(filled):
             z = 0.0
             for i in range(d):
-                z += buf_x[s, i] * theta[i]
-            mu = _sigmoid(z)
+                z += rows[s, i] * theta[i]
+            mu = sigmoid_jit(z)
             w = mu * (1.0 - mu)
             for i in range(d):
-                g[i] += (mu - buf_y[s]) * buf_x[s, i]
+                g[i] += (mu - rows[s, d]) * rows[s, i]
                 for j in range(d):
-                    H[i, j] += w * buf_x[s, i] * buf_x[s, j]
+                    H[i, j] += w * rows[s, i] * rows[s, j]
         theta -= np.linalg.solve(H, g)
 
 
 @njit(cache=True)
-def glb_segment(feats, rewards, start, stop, window, lam, beta, oful, S, refit_every, steps, actions):
-    """SW-UCB-GLB (or GLM-UCB with ``oful``: no forced cycles beyond the first, window =
-    the segment) on rounds [start, stop); returns the realised reward."""
+def glb_segment(feats, rewards, start, stop, window, consts, actions):
+    """SW-UCB-GLB on rounds [start, stop) from scratch (GLM-UCB when the window covers the
+    whole segment); returns the realised reward."""
     K = rewards.shape[1]
     d = feats.shape[2]
-    cap = max(1, min(window, stop - start))
-    buf_x, buf_y, V, Vinv, bvec, u = window_state(cap, d, lam)
+    rows, state, V, Vinv, bvec, u = window_state(min(window, stop - start), d, consts.lam)
     theta = np.zeros(d)
     index = np.empty(K)
-    pos, filled, since = 0, 0, 0
     total = 0.0
     for t in range(start, stop):
         r = t - start
-        cycle = r if oful else r % window
-        if cycle < d and cycle < K:
+        cycle = r % window
+        if cycle < d and cycle < K:  # forced exploration: a_1..a_d at the start of every w-round cycle
             arm = cycle
         else:
-            if r % refit_every == 0 and filled > 0:
-                _newton(buf_x, buf_y, filled, theta, lam, steps)
+            if r % consts.refit_every == 0 and state[FILLED] > 0:
+                _newton(rows, state[FILLED], theta, consts.lam, consts.steps)
                 norm = math.sqrt((theta * theta).sum())
-                if norm > S:
-                    theta *= S / norm
+                if norm > consts.S:
+                    theta *= consts.S / norm
             for k in range(K):
                 m = 0.0
                 q = 0.0
@@ -95,12 +96,12 @@ def glb_segment(feats, rewards, start, stop, window, lam, beta, oful, S, refit_e
                     for j in range(d):
                         s += Vinv[i, j] * feats[0, k, j]
                     q += xi * s
-                index[k] = m + beta * math.sqrt(max(q, 0.0))
+                index[k] = m + consts.beta * math.sqrt(max(q, 0.0))
             arm = argmax_lowest(index)
         y = rewards[t, arm]
         actions[t] = arm
         total += y
-        pos, filled, since = window_push(feats[0, arm], y, buf_x, buf_y, pos, filled, since, lam, V, Vinv, bvec, u)
+        window_push(feats[0, arm], y, rows, state, consts.lam, V, Vinv, bvec, u)
     return total
 
 
@@ -132,6 +133,10 @@ class SlidingWindowGLB:
         self.refit_every = refit_every
         self.stationary = stationary
 
+    def needs(self) -> tuple:
+        """d, S, L for beta of §8.3, the reward range [0, Y_max], and B_T for w_opt."""
+        return ("d", "S", "L", "reward_bound", "reward_range") + (("B_T",) if self.window == "opt" else ())
+
     def check_params(self) -> None:
         check_window(self.window)
         require_float("algo.lam", self.lam, minimum=0.0, strict=True)
@@ -143,9 +148,10 @@ class SlidingWindowGLB:
         if info.get("link") != "logistic":
             raise ConfigError("SW-UCB-GLB needs a generalized linear environment (env=drifting_logistic).")
         d = int(info["d"])
-        w = pick_window(self.window, bool(self.stationary), T, glb_windows(T, d, float(info["B_T"])))
+        B_T = float(info["B_T"]) if self.window == "opt" else 0.0
+        w = pick_window(self.window, bool(self.stationary), T, glb_windows(T, d, B_T))
         S = float(info["S"])
-        c_mu = _sigmoid(S * info["L"]) * (1 - _sigmoid(S * info["L"]))
+        c_mu = sigmoid_jit(S * info["L"]) * (1 - sigmoid_jit(S * info["L"]))
         beta = glb_beta(d, w, T, float(info["L"]), 1.0, float(info["reward_bound"]), 0.25, c_mu)
         refit = int(self.refit_every) if self.refit_every is not None else max(1, math.ceil(w / 20))
         return {"window": w, "beta": beta, "c_mu": c_mu, "refit_every": refit, "S": S, "d": d}
@@ -158,7 +164,7 @@ class SlidingWindowGLB:
             raise ConfigError(f"SW-UCB-GLB needs rewards in [0, Y_max = {info['reward_bound']}]; this "
                               f"environment guarantees only [{lo:g}, {hi:g}].")
         actions = np.empty(T, dtype=np.int64)
-        glb_segment(features, rewards, 0, T, p["window"], float(self.lam), p["beta"], bool(self.stationary), p["S"],
-                    p["refit_every"], int(self.newton_steps), actions)
+        consts = GLBConstants(float(self.lam), p["beta"], p["S"], p["refit_every"], int(self.newton_steps))
+        glb_segment(features, rewards, 0, T, p["window"], consts, actions)
         self.derived_ = p
         return actions

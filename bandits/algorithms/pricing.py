@@ -30,7 +30,11 @@ import math
 import numpy as np
 from numba import njit
 
+from bandits.algorithms.window import FILLED, POS, advance, is_full, new_window
 from bandits.errors import ConfigError, require_float, require_int
+from bandits.numerics import argmax_lowest
+
+MIN_VARIANCE = 1e-12  # a window of (almost) one price: no slope can be estimated
 
 
 @njit(cache=True)
@@ -46,69 +50,67 @@ def _nearest(prices, target):
 
 
 @njit(cache=True)
+def observe_price(rows, state, stats, p, y):
+    """Price p, acceptance y: the window's sums of p, p^2, y and p y (``stats``) drop the
+    round that leaves. True when the window wrapped: the caller then refreshes them exactly."""
+    slot = state[POS]
+    if is_full(rows, state):
+        po, yo = rows[slot, 0], rows[slot, 1]
+        stats[0] -= po
+        stats[1] -= po * po
+        stats[2] -= yo
+        stats[3] -= po * yo
+    rows[slot, 0] = p
+    rows[slot, 1] = y
+    stats[0] += p
+    stats[1] += p * p
+    stats[2] += y
+    stats[3] += p * y
+    return advance(rows, state)
+
+
+@njit(cache=True)
+def refresh_price_stats(rows, stats):
+    """The window's sums recomputed from its rows (no add/remove drift)."""
+    stats[:] = 0.0
+    for i in range(rows.shape[0]):
+        stats[0] += rows[i, 0]
+        stats[1] += rows[i, 0] * rows[i, 0]
+        stats[2] += rows[i, 1]
+        stats[3] += rows[i, 0] * rows[i, 1]
+
+
+@njit(cache=True)
 def mw_kernel(rewards, prices, window, kappa, actions):
     T, K = rewards.shape
-    buf_p = np.zeros(window)
-    buf_y = np.zeros(window)
-    pos = 0
-    n = 0
-    sp = 0.0
-    spp = 0.0
-    sy = 0.0
-    spy = 0.0
+    rows, state = new_window(window, 2)
+    stats = np.zeros(4)  # sums over the window of p, p^2, y, p y
     top = prices[K - 1]
+    revenue = np.empty(K - 1)
     for t in range(T):
+        n = state[FILLED]
         if n < 2:
             k = _nearest(prices, top * (0.25 if t % 2 == 0 else 0.75))
         else:
-            pbar = sp / n
-            var = spp / n - pbar * pbar
-            ybar = sy / n
-            if var > 1e-12:
-                beta = (spy / n - pbar * ybar) / var
+            pbar = stats[0] / n
+            var = stats[1] / n - pbar * pbar
+            ybar = stats[2] / n
+            if var > MIN_VARIANCE:
+                beta = (stats[3] / n - pbar * ybar) / var
             else:
                 beta = 0.0
             alpha = ybar - beta * pbar
-            best = prices[1] * (alpha + beta * prices[1])
-            greedy = prices[1]
-            for j in range(2, K):
-                value = prices[j] * (alpha + beta * prices[j])
-                if value > best + 1e-12 * max(1.0, abs(best)):  # ties: the lower price
-                    best = value
-                    greedy = prices[j]
+            for j in range(1, K):  # price 0 reveals nothing: never charged
+                revenue[j - 1] = prices[j] * (alpha + beta * prices[j])
+            greedy = prices[1 + argmax_lowest(revenue)]  # ties: the lower price
             delta = kappa * n ** -0.25
             target = greedy
             if abs(greedy - pbar) < delta:
                 target = pbar + delta if greedy >= pbar else pbar - delta
             k = _nearest(prices, target)
         actions[t] = k
-        y = rewards[t, k] / prices[k]
-        if n == window:
-            sp -= buf_p[pos]
-            spp -= buf_p[pos] * buf_p[pos]
-            sy -= buf_y[pos]
-            spy -= buf_p[pos] * buf_y[pos]
-        else:
-            n += 1
-        p = prices[k]
-        buf_p[pos] = p
-        buf_y[pos] = y
-        sp += p
-        spp += p * p
-        sy += y
-        spy += p * y
-        pos += 1
-        if pos == window:
-            pos = 0
-            sp = 0.0
-            spp = 0.0
-            sy = 0.0
-            spy = 0.0
-            for i in range(n):  # exact refresh once per window: no drift from add/remove
-                sp += buf_p[i]
-                spp += buf_p[i] * buf_p[i]
-                sy += buf_y[i]
-                spy += buf_p[i] * buf_y[i]
+        if observe_price(rows, state, stats, prices[k], rewards[t, k] / prices[k]):
+            refresh_price_stats(rows, stats)
 
 
 def _prices(info: dict) -> np.ndarray:
@@ -122,6 +124,9 @@ class MovingWindowPricing:
     """MW of Keskin & Zeevi (see module doc)."""
 
     problem_kinds = ("pricing",)
+
+    def needs(self) -> tuple:
+        return ("prices",)
 
     def __init__(self, window="auto", kappa: float | None = None):
         self.window = window
@@ -150,6 +155,9 @@ class RecordedPrices:
     """``company``: the price recorded in the data for each customer."""
 
     problem_kinds = ("pricing",)
+
+    def needs(self) -> tuple:
+        return ("recorded_action",)
 
     def check_params(self) -> None:
         pass

@@ -23,7 +23,42 @@ import numpy as np
 from numba import njit
 
 from bandits.algorithms.common import check_window, pick_window
+from bandits.algorithms.window import POS, advance, is_full, new_window
 from bandits.errors import ConfigError
+from bandits.numerics import argmax_lowest
+
+
+@njit(cache=True)
+def observe_items(rows, state, counts, sums, chosen, w):
+    """The chosen items paid ``w``: a window row holds each item's 0/1 membership and its
+    observed reward (0 if not chosen); counts and sums drop the round that leaves. True
+    when the window wrapped: the caller then refreshes the sums exactly."""
+    d = counts.shape[0]
+    slot = state[POS]
+    if is_full(rows, state):
+        for i in range(d):
+            if rows[slot, i] != 0.0:
+                counts[i] -= 1.0
+                sums[i] -= rows[slot, d + i]
+    for i in range(d):
+        rows[slot, i] = 1.0 if chosen[i] else 0.0
+        rows[slot, d + i] = w[i] if chosen[i] else 0.0
+        if chosen[i]:
+            counts[i] += 1.0
+            sums[i] += w[i]
+    return advance(rows, state)
+
+
+@njit(cache=True)
+def refresh_item_sums(rows, sums):
+    """The window's per-item reward sums recomputed from its rows (no add/remove drift)."""
+    d = sums.shape[0]
+    for i in range(d):
+        sums[i] = 0.0
+    for s in range(rows.shape[0]):
+        for i in range(d):
+            if rows[s, i] != 0.0:
+                sums[i] += rows[s, d + i]
 
 
 @njit(cache=True)
@@ -31,14 +66,10 @@ def semibandit_segment(item_rewards, start, stop, window, m, family, bonus_c, ac
     """Rounds [start, stop); ``family`` is (F, d) 0/1 rows, or (0, d) for top-m. Writes
     bit masks to ``actions``; returns the realised reward."""
     d = item_rewards.shape[1]
-    cap = max(1, min(window, stop - start))
-    buf_mask = np.zeros((cap, d), dtype=np.bool_)
-    buf_w = np.zeros((cap, d))
-    counts = np.zeros(d)
-    sums = np.zeros(d)
-    index = np.empty(d)
+    rows, state = new_window(min(window, stop - start), 2 * d)
+    counts, sums, index, left = np.zeros(d), np.zeros(d), np.empty(d), np.empty(d)
+    value = np.empty(family.shape[0])
     chosen = np.zeros(d, dtype=np.bool_)
-    pos, filled = 0, 0
     total = 0.0
     for t in range(start, stop):
         for i in range(d):
@@ -46,50 +77,29 @@ def semibandit_segment(item_rewards, start, stop, window, m, family, bonus_c, ac
             index[i] = mean + bonus_c / math.sqrt(counts[i] + 1.0)
             chosen[i] = False
         if family.shape[0] == 0:
-            for _ in range(m):  # the m largest indices, lowest item on ties
-                best = -1
-                for i in range(d):
-                    if not chosen[i] and (best < 0 or index[i] > index[best] + 1e-12 * max(1.0, abs(index[best]))):
-                        best = i
+            for i in range(d):
+                left[i] = index[i]
+            for _ in range(m):  # the m largest indices, one at a time, by the tie rule
+                best = argmax_lowest(left)
                 chosen[best] = True
+                left[best] = -np.inf
         else:
-            best_f, best_v = 0, -np.inf
             for f in range(family.shape[0]):
-                v = 0.0
+                value[f] = 0.0
                 for i in range(d):
                     if family[f, i]:
-                        v += index[i]
-                if v > best_v + 1e-12 * max(1.0, abs(best_v)):
-                    best_v, best_f = v, f
+                        value[f] += index[i]
+            best_f = argmax_lowest(value)
             for i in range(d):
                 chosen[i] = family[best_f, i] != 0
-        if filled == cap:
-            for i in range(d):
-                if buf_mask[pos, i]:
-                    counts[i] -= 1.0
-                    sums[i] -= buf_w[pos, i]
-        else:
-            filled += 1
         code = 0
         for i in range(d):
-            buf_mask[pos, i] = chosen[i]
-            buf_w[pos, i] = item_rewards[t, i] if chosen[i] else 0.0
             if chosen[i]:
-                counts[i] += 1.0
-                sums[i] += item_rewards[t, i]
                 total += item_rewards[t, i]
                 code |= 1 << i
         actions[t] = code
-        pos += 1
-        if pos == cap:
-            pos = 0
-            if filled == cap:  # exact refresh once per window
-                for i in range(d):
-                    sums[i] = 0.0
-                for s in range(cap):
-                    for i in range(d):
-                        if buf_mask[s, i]:
-                            sums[i] += buf_w[s, i]
+        if observe_items(rows, state, counts, sums, chosen, item_rewards[t]):
+            refresh_item_sums(rows, sums)
     return total
 
 
@@ -106,6 +116,9 @@ class SlidingWindowSemiBandit:
         self.window = window
         self.stationary = stationary
 
+    def needs(self) -> tuple:
+        return ("d", "m") + (("B_T",) if self.window == "opt" else ())
+
     def check_params(self) -> None:
         check_window(self.window)
 
@@ -113,7 +126,8 @@ class SlidingWindowSemiBandit:
         if not info.get("semibandit"):
             raise ConfigError("SW-UCB-comb needs a semi-bandit environment (env=drifting_semibandit).")
         d, m = int(info["d"]), int(info["m"])
-        w = pick_window(self.window, bool(self.stationary), T, semibandit_windows(T, d, m, float(info["B_T"])))
+        B_T = float(info["B_T"]) if self.window == "opt" else 0.0
+        w = pick_window(self.window, bool(self.stationary), T, semibandit_windows(T, d, m, B_T))
         return {"window": w, "bonus": 4 * 0.5 * math.sqrt(math.log(2 * d * T * T)), "d": d, "m": m}
 
     def play(self, rewards, info, rng, features=None):

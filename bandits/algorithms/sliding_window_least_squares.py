@@ -1,8 +1,9 @@
 """The sliding-window regularised least squares of hedging eq. (2), kept
 incrementally in O(d^2) per round.
 
-State: the window's chosen action vectors and rewards (a ring buffer), V =
-lambda I + sum X_s X_s^T, its inverse, and b = sum X_s Y_s. Each round adds the
+State: the window's chosen action vectors and rewards (the ring buffer of
+:mod:`bandits.algorithms.window`, one row (x, y) per round), V = lambda I +
+sum X_s X_s^T, its inverse, and b = sum X_s Y_s. Each round adds the
 new observation and, once the window is full, removes the one that left it: two
 Sherman-Morrison rank-one updates of V^{-1} (the removal is well posed because
 V - x x^T >= lambda I stays positive definite). No re-solve over the window.
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from bandits.algorithms.window import POS, SINCE, advance, is_full, new_window
 
 INVERT_EVERY = 1000
 
@@ -41,60 +44,54 @@ def sherman_morrison(Vinv, x, sign, u):
 
 
 @njit(cache=True)
-def rebuild(buf_x, buf_y, filled, lam, V, Vinv, bvec):
-    """Exact V, b from the buffer and V^{-1} by a direct inverse."""
+def rebuild(rows, lam, V, Vinv, bvec):
+    """Exact V, b from the window's rows (x, y) and V^{-1} by a direct inverse."""
     d = V.shape[0]
     for i in range(d):
         bvec[i] = 0.0
         for j in range(d):
             V[i, j] = lam if i == j else 0.0
-    for s in range(filled):
+    for s in range(rows.shape[0]):
         for i in range(d):
-            bvec[i] += buf_x[s, i] * buf_y[s]
+            bvec[i] += rows[s, i] * rows[s, d]
             for j in range(d):
-                V[i, j] += buf_x[s, i] * buf_x[s, j]
+                V[i, j] += rows[s, i] * rows[s, j]
     Vinv[:, :] = np.linalg.inv(V)
 
 
 @njit(cache=True)
-def window_push(x, y, buf_x, buf_y, pos, filled, since, lam, V, Vinv, bvec, u):
-    """Add (x, y) to the window (dropping the oldest once full); returns (pos, filled, since)."""
-    cap = buf_y.shape[0]
+def window_push(x, y, rows, state, lam, V, Vinv, bvec, u):
+    """Add (x, y) to the window, dropping the oldest row once it is full (two rank-one
+    updates of V^{-1}); the exact rebuild when the window wraps (:mod:`.window`)."""
     d = x.shape[0]
-    if filled == cap:
-        xo = buf_x[pos]
-        yo = buf_y[pos]
+    slot = state[POS]
+    if is_full(rows, state):
+        xo = rows[slot, :d]
+        yo = rows[slot, d]
         sherman_morrison(Vinv, xo, -1.0, u)
         for i in range(d):
             bvec[i] -= xo[i] * yo
             for j in range(d):
                 V[i, j] -= xo[i] * xo[j]
-    else:
-        filled += 1
     sherman_morrison(Vinv, x, 1.0, u)
     for i in range(d):
-        buf_x[pos, i] = x[i]
+        rows[slot, i] = x[i]
         bvec[i] += x[i] * y
         for j in range(d):
             V[i, j] += x[i] * x[j]
-    buf_y[pos] = y
-    pos += 1
-    since += 1
-    if pos == cap:
-        pos = 0
-        if filled == cap:  # window full and wrapped: rebuild exactly from the buffer
-            rebuild(buf_x, buf_y, filled, lam, V, Vinv, bvec)
-            since = 0
-    if since >= INVERT_EVERY and filled < cap:  # no removals yet: V is exact, refresh its inverse
+    rows[slot, d] = y
+    if advance(rows, state):
+        rebuild(rows, lam, V, Vinv, bvec)
+    elif state[SINCE] >= INVERT_EVERY and not is_full(rows, state):  # no removals yet: V is exact
         Vinv[:, :] = np.linalg.inv(V)
-        since = 0
-    return pos, filled, since
+        state[SINCE] = 0
 
 
 @njit(cache=True)
 def window_state(cap, d, lam):
-    """Empty window: buffers (cap x d, cap), V = lambda I, V^{-1}, b = 0, scratch u."""
-    return np.zeros((cap, d)), np.zeros(cap), lam * np.eye(d), np.eye(d) / lam, np.zeros(d), np.zeros(d)
+    """Empty window of (x, y) rows with its state, V = lambda I, V^{-1}, b = 0, scratch u."""
+    rows, state = new_window(cap, d + 1)
+    return rows, state, lam * np.eye(d), np.eye(d) / lam, np.zeros(d), np.zeros(d)
 
 
 @njit(cache=True)
@@ -102,9 +99,7 @@ def window_least_squares(X, Y, window, lam):
     """Run the incremental estimator over all rows of (X, Y); return theta_hat and V^{-1}
     for the last ``window`` rows (used by the tests against a direct solve)."""
     n, d = X.shape
-    cap = max(1, min(window, n))
-    buf_x, buf_y, V, Vinv, bvec, u = window_state(cap, d, lam)
-    pos, filled, since = 0, 0, 0
+    rows, state, V, Vinv, bvec, u = window_state(min(window, n), d, lam)
     for t in range(n):
-        pos, filled, since = window_push(X[t], Y[t], buf_x, buf_y, pos, filled, since, lam, V, Vinv, bvec, u)
+        window_push(X[t], Y[t], rows, state, lam, V, Vinv, bvec, u)
     return Vinv @ bvec, Vinv

@@ -1,7 +1,7 @@
 """SW-UCB (hedging Alg. 1) and UCB (OFUL), for K arms and for linear action sets.
 
 Linear action sets (an environment that provides feature vectors D_t) run
-:func:`linear_sw_ucb_segment`: eqs. (2), (3), (5) with V^{-1} kept by rank-one
+:func:`linear_ucb_segment`: eqs. (2), (3), (5) with V^{-1} kept by rank-one
 updates (see :mod:`bandits.algorithms.sliding_window_least_squares`). Without
 features the K arms are the basis vectors and the kernel below is used.
 
@@ -27,13 +27,18 @@ Options (each a config key):
   paper's value). Only for sensitivity sweeps (README, "Figure 2(b)").
 * ``delta``: default 1/T (spec §5).
 
-UCB is the same kernel with an unbounded window and OFUL's growing radius
+UCB is OFUL: an unbounded window and the growing radius
 beta_t = R sqrt(d ln((1 + n L^2 / lambda) / delta)) + sqrt(lambda) S, where n is
 the number of observations so far (eq. (3) with w replaced by n; Abbasi-Yadkori
-et al. 2011, Thm. 2).
+et al. 2011, Thm. 2; :func:`bandits.algorithms.tuning.oful_radii`).
 
-The window's running sums are recomputed from the ring buffer every w rounds so
-that add/remove rounding error cannot accumulate (amortised O(1)).
+One small kernel per index rule, each reading like Alg. 1: :func:`sw_ucb_segment`
+(ridge, eqs. (2), (3), (5); UCB with OFUL's radii), :func:`pinv_segment` (eqs.
+(21)-(22)), and :func:`linear_ucb_segment` for action vectors. The window is
+:mod:`bandits.algorithms.window` (its running sums are recomputed exactly every w
+rounds, so add/remove rounding error cannot accumulate). Each kernel runs on rounds
+[start, stop) from scratch and returns the realised reward of the segment, which BOB
+feeds to its EXP3 layer.
 """
 
 from __future__ import annotations
@@ -43,98 +48,116 @@ import math
 import numpy as np
 from numba import njit
 
+from bandits.algorithms.common import (
+    check_delta,
+    check_known_overrides,
+    check_window,
+    known_constants,
+    own_or_told,
+    resolve_delta,
+)
 from bandits.algorithms.sliding_window_least_squares import window_push, window_state
-from bandits.algorithms.common import (argmax_lowest, check_delta, check_window, check_known_overrides, known_constants,
-                                       resolve_delta)
-from bandits.algorithms.tuning import (confidence_radius, karmed_radius, window_obl,
-                                       window_opt)
+from bandits.algorithms.tuning import (
+    OFULConstants,
+    confidence_radius,
+    karmed_radius,
+    oful_radii,
+    window_obl,
+    window_opt,
+)
+from bandits.algorithms.window import POS, advance, is_full, new_window
 from bandits.errors import ConfigError, require_choice, require_float
+from bandits.numerics import argmax_lowest
+
+# ----------------------------------------------------------------------------- K arms (basis vectors)
+# The kernels take the confidence radius of every round, ``betas[t - start]``: constant
+# for SW-UCB (eq. (3) with the window w), growing for UCB (OFUL, eq. (3) with w = the
+# observations so far, :func:`bandits.algorithms.tuning.oful_radii`). One kernel serves
+# both, with no mode flag.
+
+@njit(cache=True)
+def observe_arm(rows, state, counts, sums, arm, y):
+    """Line 7 of Alg. 1 on basis vectors: arm ``arm`` paid ``y``; the window's counts
+    N(i) and reward sums drop the round that leaves. True when the window wrapped: the
+    caller then refreshes the sums exactly (:func:`refresh_arm_sums`)."""
+    slot = state[POS]
+    if is_full(rows, state):
+        old = int(rows[slot, 0])
+        counts[old] -= 1.0
+        sums[old] -= rows[slot, 1]
+    rows[slot, 0] = arm
+    rows[slot, 1] = y
+    counts[arm] += 1.0
+    sums[arm] += y
+    return advance(rows, state)
 
 
 @njit(cache=True)
-def sw_ucb_segment(rewards, start, stop, window, lam, beta, oful, R, d, L, S, delta,
-                   pinv, unseen_inf, actions):
-    """Run K-armed SW-UCB from scratch on rounds [start, stop); write actions[t].
+def refresh_arm_sums(rows, sums):
+    """The window's reward sums recomputed from its rows (no add/remove drift)."""
+    for a in range(sums.shape[0]):
+        sums[a] = 0.0
+    for i in range(rows.shape[0]):
+        sums[int(rows[i, 0])] += rows[i, 1]
 
-    Returns the realised reward collected on the segment (used by BOB)."""
+
+@njit(cache=True)
+def sw_ucb_segment(rewards, start, stop, window, lam, betas, actions):
+    """K-armed SW-UCB (or UCB), eqs. (2), (3), (5) on basis vectors: index
+    sum_i / (lambda + N(i)) + beta_t / sqrt(lambda + N(i)) over the last ``window`` rounds."""
     K = rewards.shape[1]
-    n_rounds = stop - start
-    cap = min(window, n_rounds)
-    if cap < 1:
-        cap = 1
-    buf_a = np.zeros(cap, dtype=np.int64)
-    buf_r = np.zeros(cap, dtype=np.float64)
-    counts = np.zeros(K, dtype=np.float64)
-    sums = np.zeros(K, dtype=np.float64)
-    index = np.empty(K, dtype=np.float64)
-    filled = 0
-    pos = 0
+    rows, state = new_window(min(window, stop - start), 2)
+    counts, sums, index = np.zeros(K), np.zeros(K), np.empty(K)
     total = 0.0
-    b = beta
-    sqrt_lam_S = math.sqrt(lam) * S if lam > 0 else 0.0
     for t in range(start, stop):
-        if oful:
-            b = R * math.sqrt(d * math.log((1.0 + filled * L * L / lam) / delta)) + sqrt_lam_S
+        beta = betas[t - start]
         for a in range(K):
-            if pinv:
-                if counts[a] > 0:
-                    index[a] = sums[a] / counts[a] + b / math.sqrt(counts[a])
-                elif unseen_inf:
-                    index[a] = np.inf
-                else:
-                    index[a] = 0.0
-            else:
-                denom = lam + counts[a]
-                index[a] = sums[a] / denom + b / math.sqrt(denom)
+            denom = lam + counts[a]
+            index[a] = sums[a] / denom + beta / math.sqrt(denom)
         arm = argmax_lowest(index)
-        y = rewards[t, arm]
         actions[t] = arm
-        total += y
-        if filled == cap:
-            old = buf_a[pos]
-            counts[old] -= 1.0
-            sums[old] -= buf_r[pos]
-        else:
-            filled += 1
-        buf_a[pos] = arm
-        buf_r[pos] = y
-        counts[arm] += 1.0
-        sums[arm] += y
-        pos += 1
-        if pos == cap:
-            pos = 0
-            if filled == cap:
-                for a in range(K):
-                    sums[a] = 0.0
-                for i in range(cap):
-                    sums[buf_a[i]] += buf_r[i]
+        total += rewards[t, arm]
+        if observe_arm(rows, state, counts, sums, arm, rewards[t, arm]):
+            refresh_arm_sums(rows, sums)
     return total
 
 
 @njit(cache=True)
-def linear_sw_ucb_segment(feats, rewards, start, stop, window, lam, beta, oful, R, d, L, S, delta, actions):
-    """Linear SW-UCB (Alg. 1) from scratch on rounds [start, stop). ``feats`` is
-    (T, K, d) or (1, K, d) (the same D_t every round). theta_hat = V^{-1} b (line 4),
-    argmax x^T theta_hat + beta ||x||_{V^{-1}} (line 5, lowest index on ties), and the
-    window update of line 7 in O(d^2) (sliding_window_least_squares). Returns the
-    realised reward of the segment."""
+def pinv_segment(rewards, start, stop, window, beta, unseen_inf, actions):
+    """K-armed SW-UCB, eqs. (21)-(22): lambda = 0, index sum_i / N(i) + beta / sqrt(N(i)); an arm
+    unseen in the window gets +inf (``unseen_inf``, the deviation) or 0 (the paper, literally)."""
     K = rewards.shape[1]
-    Tf = feats.shape[0]
-    cap = max(1, min(window, stop - start))
-    buf_x, buf_y, V, Vinv, bvec, u = window_state(cap, d, lam)
-    theta = np.zeros(d)
-    index = np.empty(K)
-    tri = np.empty(d * (d + 1) // 2)
-    xt = np.empty((d, K))
-    mean = np.empty(K)
-    quad = np.empty(K)
-    pos, filled, since = 0, 0, 0
+    rows, state = new_window(min(window, stop - start), 2)
+    counts, sums, index = np.zeros(K), np.zeros(K), np.empty(K)
     total = 0.0
-    b = beta
-    sqrt_lam_S = math.sqrt(lam) * S
     for t in range(start, stop):
-        if oful:
-            b = R * math.sqrt(d * math.log((1.0 + filled * L * L / lam) / delta)) + sqrt_lam_S
+        for a in range(K):
+            if counts[a] > 0:
+                index[a] = sums[a] / counts[a] + beta / math.sqrt(counts[a])
+            else:
+                index[a] = np.inf if unseen_inf else 0.0
+        arm = argmax_lowest(index)
+        actions[t] = arm
+        total += rewards[t, arm]
+        if observe_arm(rows, state, counts, sums, arm, rewards[t, arm]):
+            refresh_arm_sums(rows, sums)
+    return total
+
+
+# ----------------------------------------------------------------------------- linear action sets
+
+@njit(cache=True)
+def linear_ucb_segment(feats, rewards, start, stop, window, lam, betas, actions):
+    """Linear SW-UCB (or UCB), Alg. 1: ``feats`` is (T, K, d), or (1, K, d) when D_t never
+    changes. theta_hat = V^{-1} b (line 4), argmax x^T theta_hat + beta_t ||x||_{V^{-1}}
+    (line 5), and the window update of line 7 in O(d^2) (sliding_window_least_squares)."""
+    K, d = rewards.shape[1], feats.shape[2]
+    rows, state, V, Vinv, bvec, u = window_state(min(window, stop - start), d, lam)
+    theta, index = np.zeros(d), np.empty(K)
+    tri, xt, mean, quad = np.empty(d * (d + 1) // 2), np.empty((d, K)), np.empty(K), np.empty(K)
+    total = 0.0
+    for t in range(start, stop):
+        f = t if feats.shape[0] > 1 else 0
         for i in range(d):
             s = 0.0
             for j in range(d):
@@ -148,7 +171,6 @@ def linear_sw_ucb_segment(feats, rewards, start, stop, window, lam, beta, oful, 
             for j in range(i + 1, d):
                 tri[n] = 2.0 * Vinv[i, j]
                 n += 1
-        f = t if Tf > 1 else 0
         # actions along the inner loops (x transposed) so the compiler vectorises across them
         for k in range(K):
             for i in range(d):
@@ -168,31 +190,44 @@ def linear_sw_ucb_segment(feats, rewards, start, stop, window, lam, beta, oful, 
                 for k in range(K):
                     quad[k] += xt[i, k] * xt[j, k] * c
                 n += 1
+        beta = betas[t - start]
         for k in range(K):
-            index[k] = mean[k] + b * math.sqrt(max(quad[k], 0.0))
+            index[k] = mean[k] + beta * math.sqrt(max(quad[k], 0.0))
         arm = argmax_lowest(index)
-        y = rewards[t, arm]
         actions[t] = arm
-        total += y
-        pos, filled, since = window_push(feats[f, arm], y, buf_x, buf_y, pos, filled, since, lam, V, Vinv,
-                                         bvec, u)
+        total += rewards[t, arm]
+        window_push(feats[f, arm], rewards[t, arm], rows, state, lam, V, Vinv, bvec, u)
     return total
 
 
-def _check_common(algo) -> None:
+# ----------------------------------------------------------------------------- the algorithms
+
+def check_ridge(algo) -> None:
+    """lambda of eq. (2), delta of eq. (3) and the constants the algorithm may set itself."""
     require_float("algo.lam", algo.lam, minimum=0.0)
-    require_choice("algo.estimator", algo.estimator, {"ridge", "pinv"})
-    require_choice("algo.unseen_index", algo.unseen_index, {"inf", "zero"})
-    if algo.estimator == "ridge" and float(algo.lam) <= 0:
-        raise ConfigError(f"algo.lam must be > 0 for estimator=ridge (eqs. (2)-(3) divide by it), got {algo.lam}.")
     check_delta(algo.delta)
     check_known_overrides(algo)
 
 
-class SlidingWindowUCB:
-    """SW-UCB, hedging Alg. 1 / eqs. (2), (3), (5) on basis vectors (K-armed, §8.2).
+def check_estimator(algo) -> None:
+    """``estimator`` ridge (eqs. (2)-(3), lambda > 0) or pinv (eqs. (21)-(22)), with its
+    option for unseen arms."""
+    require_choice("algo.estimator", algo.estimator, {"ridge", "pinv"})
+    require_choice("algo.unseen_index", algo.unseen_index, {"inf", "zero"})
+    if algo.estimator == "ridge" and float(algo.lam) <= 0:
+        raise ConfigError(f"algo.lam must be > 0 for estimator=ridge (eqs. (2)-(3) divide by it), got {algo.lam}.")
 
-    ``window``: int, ``"opt"`` (eq. (101) with the known B_T) or ``"obl"``.
+
+def refuse_pinv_on_vectors(algo, info) -> None:
+    if info.get("linear") and algo.estimator == "pinv":
+        raise ConfigError("algo.estimator=pinv (eqs. (21)-(22)) is for K arms; this environment offers "
+                          "linear action sets: use estimator=ridge.")
+
+
+class SlidingWindowUCB:
+    """SW-UCB, hedging Alg. 1 / eqs. (2), (3), (5), on basis vectors (K-armed, §8.2) or
+    on linear action sets. ``window``: int, ``"opt"`` (eq. (101) with the known B_T) or
+    ``"obl"``.
     """
 
     problem_kinds = ("karmed", "linear", "pricing")
@@ -212,17 +247,21 @@ class SlidingWindowUCB:
         self.S = S
         self.B_T = B_T
 
+    def needs(self) -> tuple:
+        """What the environment must tell: R, L, S for eq. (3) (unless set here), and
+        B_T for the window w_opt of eq. (101)."""
+        return own_or_told(self, ("d", "R", "L", "S") + (("B_T",) if self.window == "opt" else ()))
+
     def check_params(self) -> None:
         check_window(self.window)
         require_float("algo.window_scale", self.window_scale, minimum=0.0, strict=True)
-        _check_common(self)
+        check_ridge(self)
+        check_estimator(self)
 
     def resolve(self, T: int, info: dict) -> dict:
         """Derived constants for a horizon T (recorded with every result)."""
-        c = known_constants(self, info)
-        if info.get("linear") and self.estimator == "pinv":
-            raise ConfigError("algo.estimator=pinv (eqs. (21)-(22)) is for K arms; this environment offers "
-                              "linear action sets: use estimator=ridge.")
+        refuse_pinv_on_vectors(self, info)
+        c = known_constants(self, info, ("R", "L", "S") + (("B_T",) if self.window == "opt" else ()))
         lam = float(self.lam)
         delta = resolve_delta(self.delta, T)
         tune = dict(d=c["d"], R=c["R"], L=c["L"], S=c["S"], lam=lam if lam > 0 else 1.0)
@@ -241,22 +280,21 @@ class SlidingWindowUCB:
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
         T = rewards.shape[0]
-        p = self.resolve(T, info)
-        self.derived_ = p
+        p = self.derived_ = self.resolve(T, info)
         actions = np.empty(T, dtype=np.int64)
-        if features is None:
-            sw_ucb_segment(rewards, 0, T, p["window"], p["lam"], p["beta"], False, p["R"], p["d"],
-                           p["L"], p["S"], p["delta"], self.estimator == "pinv",
-                           self.unseen_index == "inf", actions)
+        betas = np.full(T, p["beta"])
+        if features is not None:
+            linear_ucb_segment(features, rewards, 0, T, p["window"], p["lam"], betas, actions)
+        elif self.estimator == "pinv":
+            pinv_segment(rewards, 0, T, p["window"], p["beta"], self.unseen_index == "inf", actions)
         else:
-            linear_sw_ucb_segment(features, rewards, 0, T, p["window"], p["lam"], p["beta"], False, p["R"],
-                                  p["d"], p["L"], p["S"], p["delta"], actions)
+            sw_ucb_segment(rewards, 0, T, p["window"], p["lam"], betas, actions)
         return actions
 
 
 class UCB:
-    """UCB for linear bandits (OFUL, Abbasi-Yadkori et al. 2011) on basis vectors:
-    SW-UCB with an unbounded window and the growing radius of Thm. 2 (see module doc)."""
+    """UCB for linear bandits (OFUL, Abbasi-Yadkori et al. 2011), on basis vectors or on
+    linear action sets: an unbounded window and the growing radius of Thm. 2."""
 
     problem_kinds = ("karmed", "linear", "pricing")
 
@@ -268,23 +306,24 @@ class UCB:
         self.L = L
         self.S = S
 
-    estimator = "ridge"
-    unseen_index = "inf"
+    def needs(self) -> tuple:
+        return own_or_told(self, ("d", "R", "L", "S"))
 
     def check_params(self) -> None:
-        _check_common(self)
+        check_ridge(self)
+        if float(self.lam) <= 0:
+            raise ConfigError(f"algo.lam must be > 0 (OFUL's ridge divides by it), got {self.lam}.")
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
         T = rewards.shape[0]
-        c = known_constants(self, {**info, "B_T": info.get("B_T", 0.0)})
+        c = known_constants(self, info)
         delta = resolve_delta(self.delta, T)
         self.derived_ = {"window": T, "delta": delta, "lam": float(self.lam), **c}
+        betas = oful_radii(OFULConstants(c["R"], c["d"], c["L"], c["S"], delta, float(self.lam)), T)
         actions = np.empty(T, dtype=np.int64)
         if features is None:
-            sw_ucb_segment(rewards, 0, T, T, float(self.lam), 0.0, True, c["R"], c["d"], c["L"],
-                           c["S"], delta, False, True, actions)
+            sw_ucb_segment(rewards, 0, T, T, float(self.lam), betas, actions)
         else:
-            linear_sw_ucb_segment(features, rewards, 0, T, T, float(self.lam), 0.0, True, c["R"], c["d"],
-                                  c["L"], c["S"], delta, actions)
+            linear_ucb_segment(features, rewards, 0, T, T, float(self.lam), betas, actions)
         return actions

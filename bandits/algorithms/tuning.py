@@ -1,7 +1,8 @@
 """Closed-form constants of the hedging paper, one function each, so they can be
 tested against hand computation.
 
-* :func:`confidence_radius` -- beta of eq. (3).
+* :func:`confidence_radius` -- beta of eq. (3) (compiled; :func:`oful_radii` is OFUL's
+  growing radius, the same formula with w = the observations so far).
 * :func:`karmed_radius` -- the lambda = 0 radius R sqrt(2 ln(2 d T^2)) of eq. (22).
 * :func:`window_bar` -- w_bar of eq. (101); :func:`window_opt`, :func:`window_obl`.
 * :func:`bob_parameters` -- H, Delta, J, Q, gamma of eqs. (11)/(23) and (12).
@@ -12,13 +13,33 @@ tested against hand computation.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
 
 from bandits.errors import ConfigError
 
 
-def confidence_radius(R: float, d: int, w: float, L: float, lam: float, delta: float, S: float) -> float:
-    """Eq. (3): beta = R sqrt(d ln((1 + w L^2 / lambda) / delta)) + sqrt(lambda) S."""
+@njit(cache=True)
+def confidence_radius(R, d, w, L, lam, delta, S):
+    """Eq. (3): beta = R sqrt(d ln((1 + w L^2 / lambda) / delta)) + sqrt(lambda) S. Compiled,
+    so that OFUL's growing radius (w = the observations so far) is this same formula."""
     return R * math.sqrt(d * math.log((1.0 + w * L * L / lam) / delta)) + math.sqrt(lam) * S
+
+
+# OFUL's constants, one record for the compiled kernels: beta_t = confidence_radius(R, d, n, L, lam, delta, S).
+OFULConstants = namedtuple("OFULConstants", "R d L S delta lam")
+
+
+@njit(cache=True)
+def oful_radii(c, n):
+    """OFUL's radius (Abbasi-Yadkori et al. 2011, Thm. 2) at rounds 0..n-1: eq. (3) with
+    w = the t observations so far."""
+    out = np.empty(n)
+    for t in range(n):
+        out[t] = confidence_radius(c.R, c.d, t, c.L, c.lam, c.delta, c.S)
+    return out
 
 
 def karmed_radius(R: float, d: int, T: int) -> float:
@@ -74,7 +95,8 @@ def bob_parameters(T: int, d: int, R: float, setting: str = "karmed", nu: float 
     Delta = ceil(ln H), J = {floor(H^(j/Delta)) : j = 0..Delta} (repeats kept as
     separate EXP3 arms, as the formula does), Q = 2H nu + 4R sqrt(H ln(T / sqrt(H)))
     (Lemma 7.4 with |<x, theta_t>| <= nu; the paper's eqs. (11)/(23) take nu = 1, the
-    default; the pricing problem has nu = the largest price) and gamma = min{1, sqrt((Delta+1) ln(Delta+1) / ((e-1) ceil(T/H)))} (eq. (12)).
+    default; the pricing problem has nu = the largest price) and
+    gamma = min{1, sqrt((Delta+1) ln(Delta+1) / ((e-1) ceil(T/H)))} (eq. (12)).
     """
     if setting in ("karmed", "glb"):
         H = math.floor(math.sqrt(d * T))

@@ -18,9 +18,9 @@ import math
 import numpy as np
 from numba import njit
 
-from bandits.algorithms.common import sample_categorical
 from bandits.contextual.common import contextual_problem
 from bandits.errors import ConfigError, require_float
+from bandits.numerics import argmax_lowest, sample_categorical
 
 
 @njit(cache=True)
@@ -29,11 +29,7 @@ def _epsilon_greedy(pred, rewards, eps, u_explore, u_action, actions):
     N = pred.shape[1]
     values = np.zeros(N)
     for t in range(T):
-        best = 0
-        for n in range(1, N):
-            if values[n] > values[best] + 1e-12 * max(1.0, abs(values[best])):
-                best = n
-        greedy = pred[t, best]
+        greedy = pred[t, argmax_lowest(values)]
         if u_explore[t] < eps:
             a = min(int(u_action[t] * K), K - 1)
         else:
@@ -76,6 +72,9 @@ def _exp4(pred, rewards, gamma, u, actions):
 class EpsilonGreedy:
     problem_kinds = ("contextual",)
 
+    def needs(self) -> tuple:
+        return ("policy_actions", "reward_range")
+
     def __init__(self, epsilon: float = 0.05):
         self.epsilon = epsilon
 
@@ -96,6 +95,9 @@ class EpsilonGreedy:
 
 class Exp4:
     problem_kinds = ("contextual",)
+
+    def needs(self) -> tuple:
+        return ("policy_actions", "reward_range")
 
     def __init__(self, gamma: float | None = None):
         self.gamma = gamma

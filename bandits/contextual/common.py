@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bandits.algorithms.common import sample_categorical
 from bandits.contextual.policy_class import FinitePolicyClass
 from bandits.errors import ConfigError
+from bandits.numerics import sample_categorical
 
 
 def contextual_problem(name: str, rewards: np.ndarray, info: dict) -> FinitePolicyClass:
@@ -24,13 +24,23 @@ def contextual_problem(name: str, rewards: np.ndarray, info: dict) -> FinitePoli
     return FinitePolicyClass(info["policy_actions"], rewards.shape[1])
 
 
+def mixture(dists) -> tuple:
+    """The distributions in play, a list of ((support, weights), nu), as the compiled
+    kernel takes them: (supports, weights, offsets, nus), distribution m being
+    supports[offsets[m]:offsets[m+1]] with weights alike, smoothed with nu_m."""
+    supports = np.concatenate([np.asarray(q[0], dtype=np.int64) for q, _ in dists])
+    weights = np.concatenate([np.asarray(q[1], dtype=np.float64) for q, _ in dists])
+    offsets = np.cumsum([0] + [len(q[0]) for q, _ in dists]).astype(np.int64)
+    return supports, weights, offsets, np.array([nu for _, nu in dists], dtype=np.float64)
+
+
 @njit(cache=True)
-def play_mixture(pred, supports, weights, offsets, nus, rewards, u, start, stop, actions, probs):
+def play_mixture(pred, mix, K, u, start, stop, actions, probs):
     """Rounds [start, stop): p_t = mean over the active distributions m of
     Q_m^{nu_m}(. | x_t) (ada §4's mixture when replays are on; one distribution
-    otherwise); a_t ~ p_t with one uniform; store a_t and p_t(a_t). Distribution m is
-    supports[offsets[m]:offsets[m+1]] with weights alike."""
-    K = rewards.shape[1]
+    otherwise); a_t ~ p_t with one uniform; store a_t and p_t(a_t). ``mix`` comes from
+    :func:`mixture`."""
+    supports, weights, offsets, nus = mix
     M = nus.shape[0]
     p = np.empty(K)
     for t in range(start, stop):

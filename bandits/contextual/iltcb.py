@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from bandits.contextual.common import contextual_problem, play_mixture
+from bandits.contextual.common import contextual_problem, mixture, play_mixture
 from bandits.contextual.op_solver import solve_op
 from bandits.errors import ConfigError, require_choice, require_float
 
@@ -53,6 +53,9 @@ def nu_j(j: int, K: int, C0: float, L: int) -> float:
 
 class ILTCB:
     problem_kinds = ("contextual",)
+
+    def needs(self) -> tuple:
+        return ("policy_actions", "reward_range")
 
     def __init__(self, preset: str = "practical", delta: float = 0.05, C_scale: float | None = None,
                  C0_scale: float | None = None, restart_at_changes: bool = False):
@@ -109,8 +112,7 @@ class ILTCB:
                     support, wts = np.asarray(res.support, dtype=np.int64), np.asarray(res.weights)
                     log["op_iterations"].append(res.iterations)
                     log["support"].append(len(res.support))
-                play_mixture(pclass.pred, support, wts, np.array([0, len(support)]), np.array([nu]), rewards, u,
-                             start, stop, actions, probs)
+                play_mixture(pclass.pred, mixture([((support, wts), nu)]), K, u, start, stop, actions, probs)
                 picked = rewards[np.arange(start, stop), actions[start:stop]]
                 weights[start:stop] = picked / probs[start:stop]
                 log["blocks"].append(int(start))

@@ -48,7 +48,7 @@ class OPResult:
 
     def distribution(self) -> dict:
         out: dict = {}
-        for p, w in zip(self.support, self.weights):
+        for p, w in zip(self.support, self.weights, strict=True):
             out[p] = out.get(p, 0.0) + w
         return out
 
@@ -126,7 +126,7 @@ def action_distribution(pclass, result_support, result_weights, rows: np.ndarray
     rows = np.asarray(rows, dtype=np.int64)
     out = np.zeros((len(rows), pclass.K))
     idx = np.arange(len(rows))
-    for p, q in zip(result_support, result_weights):
+    for p, q in zip(result_support, result_weights, strict=True):
         out[idx, pclass.predict(p, rows)] += q
     return out
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bandits.numerics import argmax_lowest
+
 
 @njit(cache=True)
 def _finite_scores(pred, rows, reward):
@@ -48,10 +50,8 @@ def _iw_scores(pred, start, stop, actions, weights, out):
 
 
 def first_argmax(values: np.ndarray) -> int:
-    """Lowest index among the maxima (spec §1), with the same relative tolerance as the
-    bandit kernels."""
-    top = float(values.max())
-    return int(np.flatnonzero(values >= top - 1e-12 * max(1.0, abs(top)))[0])
+    """Lowest index among the maxima: the tie rule of every kernel (spec §1)."""
+    return int(argmax_lowest(np.asarray(values, dtype=np.float64)))
 
 
 class FinitePolicyClass:

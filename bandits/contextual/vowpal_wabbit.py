@@ -38,6 +38,9 @@ def available() -> bool:
 class VowpalWabbit:
     problem_kinds = ("contextual",)
 
+    def needs(self) -> tuple:
+        return ("contexts",)
+
     def __init__(self, explore: str = "epsilon", epsilon: float = 0.05, cover: int = 4, extra: str = ""):
         self.explore = explore
         self.epsilon = epsilon

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
 # The kinds of problem, as environments report them and algorithms declare them
 # (``problem_kinds``); the runner refuses a pair that does not match before any work.
 PROBLEM_KINDS = {
@@ -40,6 +39,18 @@ PROBLEM_KINDS = {
     "contextual": "contextual bandit with a finite policy class",
     "glb": "generalized linear bandit (logistic link)",
     "semibandit": "combinatorial semi-bandit: actions are subsets of items",
+}
+
+
+# What every environment of a kind tells a learner about the problem's structure; an
+# algorithm declares any other key it needs (constants such as R or B_T) in ``needs()``.
+KIND_KEYS = {
+    "karmed": ("d",),
+    "linear": ("d", "linear"),
+    "pricing": ("d", "linear", "prices", "recorded_action"),
+    "contextual": ("K", "contextual", "contexts", "policy_actions", "n_policies"),
+    "glb": ("d", "linear", "glb", "link"),
+    "semibandit": ("d", "m", "family", "semibandit"),
 }
 
 

@@ -46,11 +46,7 @@ import numpy as np
 
 from bandits.environments.base import Instance
 from bandits.errors import ConfigError, require_choice, require_float, require_int
-
-
-def sigmoid(z):
-    return 1.0 / (1.0 + np.exp(-z))
-
+from bandits.numerics import sigmoid
 
 EXACT_TV_MAX_K = 12  # the exact TV enumerates 2^K reward vectors per context
 
@@ -208,7 +204,7 @@ class DriftingContextual:
             theta_at = lambda t: np.cos(phi[t]) * U + np.sin(phi[t]) * V  # noqa: E731
             # per-round TV at each grid point times the rounds it stands for
             delta = 0.0
-            for a, b in zip(grid[:-1], grid[1:]):
+            for a, b in zip(grid[:-1], grid[1:], strict=True):
                 step = self._tv(sigmoid(mc @ theta_at(a).T), sigmoid(mc @ theta_at(min(a + 1, T - 1)).T), rng)
                 delta += step * (b - a)
         means = sigmoid(logits)

@@ -30,10 +30,7 @@ import numpy as np
 from bandits.environments.base import Instance, gaussian_rewards, unit_vectors, variation
 from bandits.environments.piecewise_linear import interpolate
 from bandits.errors import ConfigError, require_choice, require_float, require_int
-
-
-def sigmoid(z):
-    return 1.0 / (1.0 + np.exp(-z))
+from bandits.numerics import sigmoid
 
 
 class DriftingLogistic:

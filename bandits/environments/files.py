@@ -105,4 +105,4 @@ def check_values(arr: np.ndarray, label: str, where: str, max_abs: float, lo: fl
 
 def position(at) -> str:
     names = ("round", "arm", "coordinate")
-    return ", ".join(f"{n} {int(i)}" for n, i in zip(names, at))
+    return ", ".join(f"{n} {int(i)}" for n, i in zip(names, at, strict=False))

@@ -19,6 +19,7 @@ from collections import deque
 import numpy as np
 
 from bandits.errors import require_float, require_int
+from bandits.numerics import TIE_TOL
 
 
 class ReferenceSWUCB:
@@ -28,6 +29,9 @@ class ReferenceSWUCB:
         self.window = window
         self.lam = lam
         self.delta = delta
+
+    def needs(self) -> tuple:
+        return ("R", "L", "S")
 
     def check_params(self) -> None:
         require_int("algo.window", self.window, minimum=1)
@@ -58,9 +62,9 @@ class ReferenceSWUCB:
         theta = np.linalg.solve(V, b)
         Vinv = np.linalg.inv(V)
         scores = np.array([x @ theta + self.beta_ * math.sqrt(x @ Vinv @ x) for x in D])
-        # ties (within 1e-12 relative, as rounding makes exact ties unreliable) go to the lowest index
+        # ties (within TIE_TOL relative, as rounding makes exact ties unreliable) go to the lowest index
         top = scores.max()
-        return int(np.flatnonzero(scores >= top - 1e-12 * max(1.0, abs(top)))[0])
+        return int(np.flatnonzero(scores >= top - TIE_TOL * max(1.0, abs(top)))[0])
 
     def update(self, t, arm, reward):
         self.history_.append((self._actions(t)[arm], reward))

@@ -35,6 +35,15 @@ inputs.
 """
 
 from experiments.figures.claims import CLAIM_COLUMNS, slope_claim, slope_verdict, write_claims  # noqa: F401
-from experiments.figures.common import (code_versions, curve_band, curve_figure, fitted_slope,  # noqa: F401
-                                        loglog_figure, measured_slope, plot_loglog, regret_by_T, with_slopes)
+from experiments.figures.common import (  # noqa: F401
+                                        code_versions,
+                                        curve_band,
+                                        curve_figure,
+                                        fitted_slope,
+                                        loglog_figure,
+                                        measured_slope,
+                                        plot_loglog,
+                                        regret_by_T,
+                                        with_slopes,
+)
 from experiments.figures.stage import PAPER_MODULES, main  # noqa: F401

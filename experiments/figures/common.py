@@ -15,7 +15,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from scipy import stats  # noqa: E402
 
 from experiments.summary import t_interval  # noqa: E402
 
@@ -154,11 +153,9 @@ def curve_band(rows: pd.DataFrame, column: str, key: str = "algo") -> pd.DataFra
     for label, g in rows.groupby(config_labels(rows), sort=True):
         t = np.asarray(g["checkpoints"].iloc[0])
         values = np.stack(g[column].to_numpy())
-        n = len(values)
-        mean = values.mean(axis=0)
-        half = (stats.t.ppf(0.975, n - 1) * values.std(axis=0, ddof=1) / np.sqrt(n)) if n > 1 else 0 * mean
-        out.append(pd.DataFrame({key: label, "t": t, "trials": n, "mean": mean,
-                                 "ci_low": mean - half, "ci_high": mean + half}))
+        mean, low, high = t_interval(values, axis=0)
+        out.append(pd.DataFrame({key: label, "t": t, "trials": len(values), "mean": mean,
+                                 "ci_low": low, "ci_high": high}))
     return _with_algo(pd.concat(out, ignore_index=True), rows, key)
 
 
@@ -281,7 +278,8 @@ def save_figure(fig, data: pd.DataFrame, out_dir: Path, fig_name: str, footer: s
     fig.tight_layout()
     out_dir.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "pdf"):
-        fig.savefig(out_dir / f"{fig_name}.{ext}", dpi=150)
+        # no creation date in the PDF: the same numbers give the same file (no churn in git)
+        fig.savefig(out_dir / f"{fig_name}.{ext}", dpi=150, metadata={"CreationDate": None} if ext == "pdf" else None)
     plt.close(fig)
     data.to_csv(out_dir / f"{fig_name}.csv", index=False)
     return data

@@ -15,8 +15,16 @@ import numpy as np
 import pandas as pd
 
 from experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
-from experiments.figures.common import (LABELS, code_versions, loglog_figure, plot_loglog, regret_by_T, save_figure,
-                                        trials_text, with_slopes)
+from experiments.figures.common import (
+    LABELS,
+    code_versions,
+    loglog_figure,
+    plot_loglog,
+    regret_by_T,
+    save_figure,
+    trials_text,
+    with_slopes,
+)
 
 EXT_THEORY = {
     # Table 2 with B_T fixed: known B_T (opt) d^(2/3) B_T^(1/3) T^(2/3) -> 2/3; the oblivious window
@@ -41,7 +49,7 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
             if np.isfinite(exponent) and have(name, data["algo"], [algo]):  # NaN: no rate to check
                 claims.append(slope_claim(f"{LABELS.get(algo, algo)} regret slope roughly matches theory", name,
                                           data[data["algo"] == algo], f"{label} ({exponent:.3f}) +- {SLOPE_TOLERANCE}",
-                                          lambda slope: slope_verdict(slope, exponent)))
+                                          lambda slope, exponent=exponent: slope_verdict(slope, exponent)))
     if "lower_bound" in tables:
         claims += lower_bound(tables["lower_bound"], out_dir)
     return claims

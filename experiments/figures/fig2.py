@@ -42,7 +42,7 @@ def slope_claims(data: pd.DataFrame, fig: str, theory: dict) -> list[dict]:
         if have(fig, data["algo"], [algo]):
             rows.append(slope_claim(f"{LABELS.get(algo, algo)} regret slope roughly matches theory", fig,
                                     data[data["algo"] == algo], f"{label} ({exponent:.3f}) +- {SLOPE_TOLERANCE}",
-                                    lambda slope: slope_verdict(slope, exponent)))
+                                    lambda slope, exponent=exponent: slope_verdict(slope, exponent)))
     return rows
 
 

@@ -25,8 +25,17 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from experiments.figures.common import (LABELS, band_line, code_versions, curve_figure, loglog_figure, notice,
-                                        regret_by_T, save_figure, trials_text)
+from experiments.figures.common import (
+    LABELS,
+    band_line,
+    code_versions,
+    curve_figure,
+    loglog_figure,
+    notice,
+    regret_by_T,
+    save_figure,
+    trials_text,
+)
 
 LOG_SPAN = 10.0  # a sweep's x-axis is logarithmic when its positive values span more than this factor
 
@@ -61,7 +70,7 @@ def configurations(rows: pd.DataFrame) -> pd.DataFrame:
     env = first["env_params"] if "env_params" in first else pd.Series(None, index=first.index)
     algo = first["algo_params"] if "algo_params" in first else pd.Series(None, index=first.index)
     params = [{**{k: v for k, v in _json_dict(a).items() if k != "derived"}, "env": _json_dict(e)}
-              for a, e in zip(algo, env)]
+              for a, e in zip(algo, env, strict=True)]
     flat = pd.json_normalize(params, sep=".").set_axis(first.index)
     return pd.concat([first[["algo"]], flat], axis=1)
 

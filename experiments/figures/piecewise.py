@@ -110,7 +110,7 @@ def instance_claims(tables: dict) -> list[dict]:
     summary = []
     for fig, seeds in per_seed.items():
         outcomes: dict = {}
-        for seed, (reg, rew) in seeds.items():
+        for reg, rew in seeds.values():
             for row in piecewise_claims(f"{fig}_instances", reg, rew):
                 outcomes.setdefault(row["claim"], []).append(row["holds"])
         if fig == "fig4" and "fig3" in per_seed:

@@ -1,0 +1,72 @@
+"""Numerical building blocks shared by algorithms and environments, each defined once:
+the tie rule, the logistic function, categorical sampling and exponential weights."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Indices within this relative distance of the maximum count as tied (spec §1: ties go to
+# the lowest action index). Without it, rounding decides "ties" such as the equal bonuses
+# of unit-length actions on an empty window, and two exact implementations disagree.
+TIE_TOL = 1e-12
+
+
+@njit(cache=True)
+def argmax_lowest(values):
+    """The tie rule: the lowest index whose value is within TIE_TOL (relative) of the
+    maximum (an infinite maximum: the lowest infinite index)."""
+    n = values.shape[0]
+    m = values[0]
+    for i in range(1, n):
+        if values[i] > m:
+            m = values[i]
+    if m == np.inf:
+        for i in range(n):
+            if values[i] == np.inf:
+                return i
+    cut = m - TIE_TOL * max(1.0, abs(m))
+    for i in range(n):
+        if values[i] >= cut:
+            return i
+    return 0
+
+
+def sigmoid(z):
+    """The logistic function 1 / (1 + e^-z), on numbers or arrays (for large -z, e^-z is
+    inf and the value 0: no NaN). Environments call it with numpy; compiled kernels call
+    :data:`sigmoid_jit`, the same definition compiled."""
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+sigmoid_jit = njit(cache=True)(sigmoid)
+
+
+@njit(cache=True)
+def sample_categorical(p, u):
+    """Index i of the first cumulative probability above u (u ~ U[0, 1))."""
+    acc = 0.0
+    for i in range(p.shape[0]):
+        acc += p[i]
+        if u < acc:
+            return i
+    return p.shape[0] - 1
+
+
+@njit(cache=True)
+def mixed_probabilities(logw, gamma, p):
+    """p = (1 - gamma) softmax(logw) + gamma / K, computed from log-weights so that
+    weights never overflow (BOB keeps EXP3 weights in log space)."""
+    K = logw.shape[0]
+    m = logw[0]
+    for i in range(1, K):
+        if logw[i] > m:
+            m = logw[i]
+    s = 0.0
+    for i in range(K):
+        p[i] = math.exp(logw[i] - m)
+        s += p[i]
+    for i in range(K):
+        p[i] = (1.0 - gamma) * p[i] / s + gamma / K

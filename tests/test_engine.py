@@ -1,0 +1,161 @@
+"""The engine's shape, read from its sources: each shared concept is defined once and
+imported where it is used, and every compiled kernel has a short signature."""
+
+import importlib
+import inspect
+import pkgutil
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import ROOT
+from numba.core.registry import CPUDispatcher
+
+import bandits
+
+LIBRARY = sorted((ROOT / "bandits").rglob("*.py"))
+MAX_KERNEL_PARAMETERS = 10
+
+
+def sources_matching(pattern: str) -> list:
+    return sorted(str(p.relative_to(ROOT)) for p in LIBRARY if re.search(pattern, p.read_text(), flags=re.M))
+
+
+def test_one_sigmoid():
+    assert sources_matching(r"^\s*def _?sigmoid\b") == ["bandits/numerics.py"]
+
+
+def test_the_tie_tolerance_lives_in_one_module():
+    assert sources_matching(r"TIE_TOL\s*=") == ["bandits/numerics.py"]
+    # a tie tolerance written out ("value + 1e-12 * max(...)") anywhere else
+    assert sources_matching(r"1e-12\s*\*\s*max\(") == []
+
+
+def test_one_sliding_window_used_by_every_windowed_algorithm():
+    ring = r"pos\s*\+=\s*1|pos\s*==\s*cap|filled\s*==\s*cap"  # ring-buffer bookkeeping written out
+    assert sources_matching(ring) == []
+    users = sources_matching(r"from bandits\.algorithms\.window import|from bandits\.algorithms\.sliding_window_least"
+                             r"_squares import")
+    for windowed in ("sliding_window_ucb.py", "semibandit.py", "pricing.py", "sliding_window_least_squares.py",
+                     "glb.py"):
+        assert f"bandits/algorithms/{windowed}" in users, windowed
+
+
+def test_one_bob_outer_loop():
+    assert sources_matching(r"^def bob_blocks") == ["bandits/algorithms/bandit_over_bandit.py"]
+    assert sources_matching(r"bob_blocks\(") == ["bandits/algorithms/bandit_over_bandit.py",
+                                                 "bandits/algorithms/bob_ext.py"]
+    assert sources_matching(r"range\([^)]*n_blocks") == ["bandits/algorithms/bandit_over_bandit.py"]
+
+
+def test_one_oful_radius_and_one_t_interval():
+    assert sources_matching(r"math\.log\(\(1\.0 \+") == ["bandits/algorithms/tuning.py"]
+    t_ppf = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "experiments").rglob("*.py"))
+             if "t.ppf" in p.read_text()]
+    assert t_ppf == ["experiments/summary.py"]
+
+
+def kernels():
+    for info in pkgutil.walk_packages(bandits.__path__, "bandits."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.__name__:
+                yield f"{info.name}.{name}", obj
+
+
+def test_no_compiled_kernel_takes_more_than_ten_arguments():
+    found = dict(kernels())
+    assert len(found) >= 15
+    long = {name: len(inspect.signature(k.py_func).parameters) for name, k in found.items()
+            if len(inspect.signature(k.py_func).parameters) > MAX_KERNEL_PARAMETERS}
+    assert not long, long
+
+
+def test_no_bare_except_exception_in_the_library():
+    """An exception caught broadly is re-raised (reported with its place), never swallowed."""
+    import ast
+
+    for path in LIBRARY:
+        for node in ast.walk(ast.parse(path.read_text())):
+            broad = isinstance(node, ast.ExceptHandler) and (node.type is None or (
+                isinstance(node.type, ast.Name) and node.type.id in ("Exception", "BaseException")))
+            if broad:
+                raises = any(isinstance(n, ast.Raise) for stmt in node.body for n in ast.walk(stmt))
+                assert raises, f"{path}:{node.lineno} swallows an exception"
+
+
+def test_window_refreshes_exactly_when_it_wraps():
+    from bandits.algorithms.window import FILLED, POS, advance, is_full, new_window
+
+    rows, state = new_window(3, 2)
+    wraps = []
+    for t in range(8):
+        assert is_full(rows, state) == (t >= 3)
+        wraps.append(advance(rows, state))
+    assert wraps == [False, False, True, False, False, True, False, False]
+    assert state[POS] == 8 % 3 and state[FILLED] == 3
+
+
+@pytest.mark.parametrize("window", [1, 3, 7])
+def test_window_sums_never_drift(window):
+    """After many rounds the incrementally kept sums equal a direct sum over the last w
+    rewards (the exact refresh removes add/remove rounding)."""
+    from bandits.algorithms.sliding_window_ucb import sw_ucb_segment
+
+    rng = np.random.default_rng(window)
+    rewards = rng.normal(1e6, 1.0, (5000, 2))  # large values: rounding would accumulate
+    actions = np.empty(5000, dtype=np.int64)
+    sw_ucb_segment(rewards, 0, 5000, window, 1.0, np.full(5000, 0.5), actions)
+    # the last decision used the window of the `window` rounds before it
+    counts = np.bincount(actions[-window - 1:-1], minlength=2).astype(float)
+    sums = np.array([rewards[-window - 1:-1][actions[-window - 1:-1] == a, a].sum() for a in range(2)])
+    index = sums / (1.0 + counts) + 0.5 / np.sqrt(1.0 + counts)
+    assert actions[-1] == int(np.argmax(index))
+
+
+# ----------------------------------------------------------------------------- adding an algorithm
+
+LEADER_CONFIG = """name: window_leader
+_target_: window_leader.WindowLeader
+label: null
+window: 200
+epsilon: 0.05
+"""
+
+
+def new_algorithm_folder(tmp_path, source: str):
+    """docs/architecture.md's recipe in a folder of its own: the module and its config."""
+    (tmp_path / "conf" / "algo").mkdir(parents=True)
+    (tmp_path / "conf" / "algo" / "window_leader.yaml").write_text(LEADER_CONFIG)
+    (tmp_path / "window_leader.py").write_text(source)
+    import os
+    return {**os.environ, "DRIFT_BANDITS_CONF": str(tmp_path / "conf"), "PYTHONPATH": str(tmp_path)}
+
+
+def conformance(env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pytest", "tests/test_conformance.py", "-k", "window_leader",
+                           "-o", "addopts=", "-q", "-p", "no:cacheprovider"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_a_new_algorithm_in_a_folder_of_its_own_is_checked_by_the_conformance_suite(tmp_path):
+    source = (ROOT / "examples" / "window_leader.py").read_text()
+    good = conformance(new_algorithm_folder(tmp_path / "good", source))
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "9 passed" in good.stdout  # conformance, bandit feedback and contract, on its three kinds
+    peeking = source.replace("observe_arm(rows, state, counts, sums, arm, rewards[t, arm])",
+                             "observe_arm(rows, state, counts, sums, arm, rewards[t].max())")
+    assert peeking != source
+    bad = conformance(new_algorithm_folder(tmp_path / "bad", peeking))
+    assert bad.returncode == 1 and "learns_only_from_the_rewards_it_chose" in bad.stdout
+
+
+def test_a_new_algorithm_runs_from_the_command_line(tmp_path):
+    env = new_algorithm_folder(tmp_path, (ROOT / "examples" / "window_leader.py").read_text())
+    proc = subprocess.run([sys.executable, "run.py", "algo=window_leader", "T=500", "trials=2",
+                           f"results_dir={tmp_path / 'results'}"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "window_leader" in proc.stdout
