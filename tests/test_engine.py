@@ -107,7 +107,7 @@ def test_window_sums_never_drift(window):
     rng = np.random.default_rng(window)
     rewards = rng.normal(1e6, 1.0, (5000, 2))  # large values: rounding would accumulate
     actions = np.empty(5000, dtype=np.int64)
-    sw_ucb_segment(rewards, 0, 5000, window, 1.0, np.full(5000, 0.5), actions)
+    sw_ucb_segment(rewards, 0, 5000, window, 1.0, np.full(5000, 0.5), np.inf, actions)
     # the last decision used the window of the `window` rounds before it
     counts = np.bincount(actions[-window - 1:-1], minlength=2).astype(float)
     sums = np.array([rewards[-window - 1:-1][actions[-window - 1:-1] == a, a].sum() for a in range(2)])

@@ -37,9 +37,9 @@ from bandits.algorithms.sliding_window_ucb import (
     check_estimator,
     check_ridge,
     linear_ucb_segment,
-    pinv_segment,
     refuse_pinv_on_vectors,
     sw_ucb_segment,
+    unseen_value,
 )
 from bandits.algorithms.tuning import bob_parameters, confidence_radius, karmed_radius
 from bandits.errors import require_choice
@@ -119,13 +119,13 @@ class BanditOverBandit:
         J, betas, lam = p["J"], p["betas"], p["lam"]
         actions = np.empty(T, dtype=np.int64)
 
+        base_lam = lam if self.estimator == "ridge" else 0.0  # eqs. (21)-(22): lambda = 0
+
         def play_block(start, stop, j):  # line 6: the base SW-UCB, restarted with window J[j]
-            if self.estimator == "pinv":
-                return pinv_segment(rewards, start, stop, J[j], betas[j], self.unseen_index == "inf", actions)
             radii = np.full(stop - start, betas[j])
             if features is not None:
                 return linear_ucb_segment(features, rewards, start, stop, J[j], lam, radii, actions)
-            return sw_ucb_segment(rewards, start, stop, J[j], lam, radii, actions)
+            return sw_ucb_segment(rewards, start, stop, J[j], base_lam, radii, unseen_value(self), actions)
 
         chosen = bob_blocks(T, p, rng.random(p["n_blocks"]), play_block, bool(self.clip_block_reward))
         self.chosen_windows_ = np.asarray(J)[chosen]

@@ -32,9 +32,9 @@ beta_t = R sqrt(d ln((1 + n L^2 / lambda) / delta)) + sqrt(lambda) S, where n is
 the number of observations so far (eq. (3) with w replaced by n; Abbasi-Yadkori
 et al. 2011, Thm. 2; :func:`bandits.algorithms.tuning.oful_radii`).
 
-One small kernel per index rule, each reading like Alg. 1: :func:`sw_ucb_segment`
-(ridge, eqs. (2), (3), (5); UCB with OFUL's radii), :func:`pinv_segment` (eqs.
-(21)-(22)), and :func:`linear_ucb_segment` for action vectors. The window is
+Two kernels, each reading like Alg. 1: :func:`sw_ucb_segment` on basis vectors (ridge,
+eqs. (2), (3), (5); eqs. (21)-(22) with lambda = 0; UCB with OFUL's radii) and
+:func:`linear_ucb_segment` for action vectors. The window is
 :mod:`bandits.algorithms.window` (its running sums are recomputed exactly every w
 rounds, so add/remove rounding error cannot accumulate). Each kernel runs on rounds
 [start, stop) from scratch and returns the realised reward of the segment, which BOB
@@ -102,9 +102,11 @@ def refresh_arm_sums(rows, sums):
 
 
 @njit(cache=True)
-def sw_ucb_segment(rewards, start, stop, window, lam, betas, actions):
-    """K-armed SW-UCB (or UCB), eqs. (2), (3), (5) on basis vectors: index
-    sum_i / (lambda + N(i)) + beta_t / sqrt(lambda + N(i)) over the last ``window`` rounds."""
+def sw_ucb_segment(rewards, start, stop, window, lam, betas, unseen, actions):
+    """K-armed SW-UCB (or UCB) on basis vectors: index sum_i / (lambda + N(i)) +
+    beta_t / sqrt(lambda + N(i)) over the last ``window`` rounds, eqs. (2), (3), (5). With
+    lambda = 0 it is the eq. (21)-(22) variant, where an arm unseen in the window has no
+    estimate: its index is ``unseen`` (+inf, the deviation, or 0, the paper literally)."""
     K = rewards.shape[1]
     rows, state = new_window(min(window, stop - start), 2)
     counts, sums, index = np.zeros(K), np.zeros(K), np.empty(K)
@@ -113,29 +115,7 @@ def sw_ucb_segment(rewards, start, stop, window, lam, betas, actions):
         beta = betas[t - start]
         for a in range(K):
             denom = lam + counts[a]
-            index[a] = sums[a] / denom + beta / math.sqrt(denom)
-        arm = argmax_lowest(index)
-        actions[t] = arm
-        total += rewards[t, arm]
-        if observe_arm(rows, state, counts, sums, arm, rewards[t, arm]):
-            refresh_arm_sums(rows, sums)
-    return total
-
-
-@njit(cache=True)
-def pinv_segment(rewards, start, stop, window, beta, unseen_inf, actions):
-    """K-armed SW-UCB, eqs. (21)-(22): lambda = 0, index sum_i / N(i) + beta / sqrt(N(i)); an arm
-    unseen in the window gets +inf (``unseen_inf``, the deviation) or 0 (the paper, literally)."""
-    K = rewards.shape[1]
-    rows, state = new_window(min(window, stop - start), 2)
-    counts, sums, index = np.zeros(K), np.zeros(K), np.empty(K)
-    total = 0.0
-    for t in range(start, stop):
-        for a in range(K):
-            if counts[a] > 0:
-                index[a] = sums[a] / counts[a] + beta / math.sqrt(counts[a])
-            else:
-                index[a] = np.inf if unseen_inf else 0.0
+            index[a] = sums[a] / denom + beta / math.sqrt(denom) if denom > 0 else unseen
         arm = argmax_lowest(index)
         actions[t] = arm
         total += rewards[t, arm]
@@ -218,6 +198,11 @@ def check_estimator(algo) -> None:
         raise ConfigError(f"algo.lam must be > 0 for estimator=ridge (eqs. (2)-(3) divide by it), got {algo.lam}.")
 
 
+def unseen_value(algo) -> float:
+    """The index of an arm unseen in the window under eqs. (21)-(22) (lambda = 0)."""
+    return np.inf if algo.unseen_index == "inf" else 0.0
+
+
 def refuse_pinv_on_vectors(algo, info) -> None:
     if info.get("linear") and algo.estimator == "pinv":
         raise ConfigError("algo.estimator=pinv (eqs. (21)-(22)) is for K arms; this environment offers "
@@ -285,10 +270,9 @@ class SlidingWindowUCB:
         betas = np.full(T, p["beta"])
         if features is not None:
             linear_ucb_segment(features, rewards, 0, T, p["window"], p["lam"], betas, actions)
-        elif self.estimator == "pinv":
-            pinv_segment(rewards, 0, T, p["window"], p["beta"], self.unseen_index == "inf", actions)
         else:
-            sw_ucb_segment(rewards, 0, T, p["window"], p["lam"], betas, actions)
+            sw_ucb_segment(rewards, 0, T, p["window"], p["lam"] if self.estimator == "ridge" else 0.0, betas,
+                           unseen_value(self), actions)
         return actions
 
 
@@ -323,7 +307,7 @@ class UCB:
         betas = oful_radii(OFULConstants(c["R"], c["d"], c["L"], c["S"], delta, float(self.lam)), T)
         actions = np.empty(T, dtype=np.int64)
         if features is None:
-            sw_ucb_segment(rewards, 0, T, T, float(self.lam), betas, actions)
+            sw_ucb_segment(rewards, 0, T, T, float(self.lam), betas, np.inf, actions)
         else:
             linear_ucb_segment(features, rewards, 0, T, T, float(self.lam), betas, actions)
         return actions
