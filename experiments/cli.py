@@ -204,6 +204,8 @@ def entry(argv: list[str]) -> int:
     from experiments.registry import searchpath_override
 
     _importable_cwd()
+    multirun = [a for a in argv if a in ("-m", "--multirun")]  # Hydra wants the flag before the overrides
+    argv = multirun + [a for a in argv if a not in multirun]
     if not any(a.startswith("hydra.searchpath=") for a in argv):
         argv = [*searchpath_override(), *argv]  # configs of your own (DRIFT_BANDITS_CONF)
     if not any(a.split("=")[0] in HYDRA_OWN for a in argv):

@@ -211,3 +211,10 @@ def test_the_installed_command_runs(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "tables" / "adhoc.parquet").exists()
+
+
+def test_the_multirun_flag_may_come_anywhere(tmp_path):
+    proc = subprocess.run([sys.executable, "run.py", "algo=exp3s", "T=300,600", "-m", "trials=1",
+                           f"results_dir={tmp_path}"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert set(pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")["T"]) == {300, 600}
