@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from bandits.errors import ConfigError, require_int
+from bandits.simulation import guarded
 from experiments import registry
 from experiments.runner import Setup, algorithm, build, execute, experiment_name, gather, horizons, plan
 
@@ -74,7 +75,7 @@ def _algorithms(algos) -> dict:
         cfg = _spec("algo", spec)
         if cfg is None:  # an object
             if callable(getattr(spec, "check_params", None)):
-                spec.check_params()
+                guarded(spec, "check_params", "before any work")
             name, obj, cfg = key or type(spec).__name__, spec, {**_params(spec), "label": None}
             cfg["name"] = name
         else:

@@ -499,7 +499,7 @@ def run(cfg: DictConfig, progress: bool = True) -> pd.DataFrame:
              f"{len(p.todo)} cells to run, {len(p.done)} already stored (code {code_fingerprint()})")
     for bad in p.corrupt:
         log.warning(f"warning: unreadable or partial cell file moved to {bad}; the cell is recomputed")
-    if _bool("dry_run", cfg.get("dry_run", False)):
+    if cfg.get("dry_run"):  # a boolean: checked in setup_from_config
         log.info("dry run: the config is valid; nothing was run.")
         return store.finish(pd.DataFrame(columns=store.SCHEMA.names))
     if not p.todo:

@@ -35,26 +35,15 @@ def quoted_commands() -> list[tuple[str, str]]:
 COMMANDS = quoted_commands()
 
 
-def jobs(overrides: list[str], multirun: bool) -> list[list[str]]:
-    """The overrides of every job of a (multi)run, as Hydra's basic sweeper expands them."""
-    if not multirun:
-        return [overrides]
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
-    parsed = OverridesParser.create().parse_overrides(overrides)
-    return [job for batch in BasicSweeper.split_arguments(parsed, max_batch_size=None) for job in batch]
-
-
 def check_runner_command(args: list[str]) -> None:
+    """The command line's own pre-flight, but for the results folder (a quoted folder such
+    as /shared/results is the reader's, not this machine's)."""
+    from experiments.cli import jobs
     from experiments.registry import compose
     from experiments.runner import check_setup, setup_from_config
 
-    multirun = "-m" in args or "--multirun" in args
-    overrides = [a for a in args if a not in ("-m", "--multirun")]
-    for job in jobs(overrides, multirun):
-        cfg = compose([o for o in job if not o.startswith("hydra/launcher=")])
-        check_setup(setup_from_config(cfg))
+    for job in jobs(args):
+        check_setup(setup_from_config(compose(job)))
 
 
 def test_the_pages_quote_commands():
