@@ -70,3 +70,49 @@ def mixed_probabilities(logw, gamma, p):
         s += p[i]
     for i in range(K):
         p[i] = (1.0 - gamma) * p[i] / s + gamma / K
+
+
+# ----------------------------------------------------------------------------- Bernoulli KL
+# Probabilities are kept in [KL_EPS, 1 - KL_EPS] inside the logarithms, so kl(0, q), kl(1, q)
+# and kl(p, 1) stay finite (the usual convention of kl-UCB implementations).
+KL_EPS = 1e-15
+
+
+@njit(cache=True)
+def kl_bernoulli(p, q):
+    """kl(p, q) = p log(p / q) + (1 - p) log((1 - p) / (1 - q)), the Kullback-Leibler
+    divergence of Bernoulli(p) from Bernoulli(q) (Garivier & Cappé 2011, eq. (1))."""
+    p = min(max(p, KL_EPS), 1.0 - KL_EPS)
+    q = min(max(q, KL_EPS), 1.0 - KL_EPS)
+    return p * math.log(p / q) + (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+
+
+@njit(cache=True)
+def klucb_bernoulli(p, level):
+    """The kl-UCB upper confidence bound max{q in [p, 1] : kl(p, q) <= level}
+    (Garivier & Cappé 2011, with level = exploration / N).
+
+    Newton's method on s = -log(1 - q): kl(p, q(s)) is convex and increasing in s for
+    q > p (and nearly linear near q = 1, where Newton in q itself crawls), so started at
+    Pinsker's bound q = p + sqrt(level / 2) >= root (kl(p, q) >= 2 (q - p)^2) it
+    decreases monotonically to the root. It stops when q moves by less than 1e-13. The
+    same function serves the compiled kernels and the literal transcriptions, so both
+    see the same number; a test checks it against a bracketing root finder."""
+    if level <= 0.0:
+        return p
+    top = 1.0 - KL_EPS
+    if kl_bernoulli(p, top) <= level:
+        return 1.0
+    pc = min(max(p, KL_EPS), top)
+    q = min(pc + math.sqrt(0.5 * level), top)
+    s = -math.log1p(-q)
+    for _ in range(100):
+        f = kl_bernoulli(p, q) - level
+        if f <= 0.0:
+            return q
+        s -= f * q / (q - pc)
+        new = -math.expm1(-s)
+        if q - new < 1e-13:
+            return new
+        q = new
+    return q

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bandits.errors import ConfigError, require_float, require_int
 
 # Constants an algorithm may be told or set itself (algo.R=...): the algorithm's own value wins.
-OVERRIDABLE = ("R", "L", "S", "B_T")
+OVERRIDABLE = ("R", "L", "S", "B_T", "Upsilon_T", "min_change")
 
 
 def own_or_told(algo, names) -> tuple:
@@ -66,3 +66,30 @@ def check_delta(delta) -> None:
         d = require_float("algo.delta", delta, minimum=0.0, strict=True)
         if d >= 1.0:
             raise ConfigError(f"algo.delta must lie in (0, 1), got {d}.")
+
+
+def reward_scale(algo, info: dict) -> tuple:
+    """(lo, scale) such that (y - lo) * scale maps a reward of the range [lo, hi] to [0, 1]:
+    the algorithm's ``reward_range`` if set, else the one the environment guarantees
+    (learner key ``reward_range``). Algorithms built for rewards in [0, 1] (UCB1, kl-UCB,
+    Thompson sampling, the Bernoulli GLR test) read rewards this way."""
+    rr = getattr(algo, "reward_range", None)
+    if rr is None:
+        rr = info.get("reward_range")
+    if rr is None:
+        raise ConfigError(f"{type(algo).__name__} needs the range of the rewards: set algo.reward_range=[lo,hi] "
+                          "or use an environment that guarantees one (e.g. env.noise=bernoulli).")
+    lo, hi = (float(v) for v in rr)
+    return lo, 1.0 / (hi - lo)
+
+
+def check_reward_range(rr) -> None:
+    """``reward_range``: null (the environment's) or [lo, hi] with lo < hi."""
+    if rr is None:
+        return
+    if isinstance(rr, str) or not hasattr(rr, "__len__") or len(rr) != 2:
+        raise ConfigError(f"algo.reward_range must be [lo, hi] or null, got {rr!r}.")
+    lo = require_float("algo.reward_range[0]", rr[0])
+    hi = require_float("algo.reward_range[1]", rr[1])
+    if hi <= lo:
+        raise ConfigError(f"algo.reward_range must have lo < hi, got {list(rr)}.")

@@ -36,6 +36,7 @@ import math
 import numpy as np
 from numba import njit
 
+from bandits.algorithms.common import check_reward_range
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 from bandits.numerics import mixed_probabilities, sample_categorical
 
@@ -122,13 +123,9 @@ class EXP3S:
 
     def check_params(self) -> None:
         require_choice("algo.variant", self.variant, {"rexp3", "exp3s"})
-        rr = list(self.reward_range) if self.reward_range is not None else None
-        if rr is None or len(rr) != 2:
-            raise ConfigError(f"algo.reward_range must be [lo, hi], got {self.reward_range!r}.")
-        lo = require_float("algo.reward_range[0]", rr[0])
-        hi = require_float("algo.reward_range[1]", rr[1])
-        if hi <= lo:
-            raise ConfigError(f"algo.reward_range must have lo < hi, got {rr}.")
+        if self.reward_range is None:
+            raise ConfigError("algo.reward_range must be [lo, hi], got None.")
+        check_reward_range(self.reward_range)
         if self.switches is not None:
             require_int("algo.switches", self.switches, minimum=1)
         require_float("algo.B_T", self.B_T, minimum=0.0, allow_none=True)

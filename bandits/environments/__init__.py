@@ -4,9 +4,10 @@ from bandits.environments.autoloan import AutoLoan
 from bandits.environments.base import Instance, gaussian_rewards, variation
 from bandits.environments.drifting_contextual import DriftingContextual
 from bandits.environments.extensions import DriftingLogistic, DriftingSemiBandit, LowerBound
+from bandits.environments.piecewise_bernoulli import PiecewiseBernoulli
 from bandits.environments.piecewise_linear import PiecewiseLinear
 from bandits.environments.sinusoid import Sinusoid
 from bandits.environments.table import Table, load_table
 
 __all__ = ["AutoLoan", "DriftingContextual", "DriftingLogistic", "DriftingSemiBandit", "LowerBound", "Instance",
-           "PiecewiseLinear", "Sinusoid", "Table", "gaussian_rewards", "load_table", "variation"]
+           "PiecewiseBernoulli", "PiecewiseLinear", "Sinusoid", "Table", "gaussian_rewards", "load_table", "variation"]

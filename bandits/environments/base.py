@@ -74,6 +74,9 @@ LEARNER_KEYS = {
     "S": "bound on ||theta_t|| (hedging's S)",
     "B_T": "variation budget (told to algorithms that know it)",
     "S_switches": "number of stationary pieces (ada's S), for algorithms that know it",
+    "Upsilon_T": "number of change points in rounds 1..T (Upsilon_T), for algorithms that know it",
+    "min_change": "smallest change of an arm's mean at a change point (CUSUM's epsilon, M-UCB's delta), "
+                  "for algorithms that know it",
     "Delta_TV": "total-variation budget (ada's Delta), for algorithms that know it",
     "reward_bound": "rewards lie in [0, reward_bound] (or |reward| <= reward_bound)",
     "reward_range": "(lo, hi): every reward lies in [lo, hi], when the environment guarantees it",
@@ -126,6 +129,12 @@ def gaussian_rewards(means: np.ndarray, R: float, rng: np.random.Generator) -> n
     noise *= R
     noise += means
     return noise
+
+
+def bernoulli_rewards(means: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Realised rewards 1{U < means}, U ~ U[0, 1): Bernoulli with the given means, one draw
+    per (round, arm)."""
+    return (rng.random(means.shape) < means).astype(np.float64)
 
 
 def unit_vectors(rng: np.random.Generator, shape) -> np.ndarray:
