@@ -54,7 +54,7 @@ KINDS = tuple(PROBLEM_KINDS)
 
 @cache
 def trial(kind):
-    """One small instance per kind of problem: K arms (basis vectors), linear (fresh
+    """One small instance per kind of problem: K arms (piecewise-stationary Bernoulli), linear (fresh
     action sets each round), pricing (the auto-loan surrogate: 51 prices, d = 16),
     contextual, generalized linear, and combinatorial semi-bandit."""
     from bandits.environments import (
@@ -62,11 +62,11 @@ def trial(kind):
         DriftingContextual,
         DriftingLogistic,
         DriftingSemiBandit,
+        PiecewiseBernoulli,
         PiecewiseLinear,
-        Sinusoid,
     )
 
-    env = {"karmed": lambda: Sinusoid(B_T_exponent=1 / 3),
+    env = {"karmed": lambda: PiecewiseBernoulli(K=3, n_changes=3, min_gap=0.1),
            "linear": lambda: PiecewiseLinear(d=3, n_breakpoints=6, action_set="fresh", n_actions=5),
            "pricing": lambda: AutoLoan(),
            "contextual": lambda: DriftingContextual(K=3, d=4, n_pieces=3, n_policies=40),
