@@ -3,6 +3,10 @@
 the paper literally and serve as independent checks of the compiled kernels, and
 as worked examples of the protocol."""
 
+from bandits.reference.d_ucb import ReferenceDUCB
+from bandits.reference.discounted_ts import ReferenceDiscountedTS
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
+from bandits.reference.sw_ts import ReferenceSWTS
+from bandits.reference.sw_ucb_gm import ReferenceSWUCBGM
 
-__all__ = ["ReferenceSWUCB"]
+__all__ = ["ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM"]

@@ -1,0 +1,70 @@
+"""Garivier & Moulines' Sliding-Window UCB (ALT 2011, arXiv 0805.3415) transcribed
+literally: every round the window statistics are recomputed from the last min(t, tau)
+rounds of the history (t = the rounds played),
+
+    N_t(tau, i) = sum_{s = t-tau+1}^{t} 1{I_s = i},
+    X_bar_t(tau, i) = (1 / N_t(tau, i)) sum_{s = t-tau+1}^{t} x_s 1{I_s = i},
+    c_t(tau, i) = B sqrt(xi log(min(t, tau)) / N_t(tau, i)),
+
+and the next arm is argmax X_bar + c, an arm absent from the window first (its padding
+is infinite); ties to the lowest index. tau = floor(2 B sqrt(T log T / Upsilon_T)) in
+[1, T] (T when Upsilon_T = 0) unless given. An independent check of
+:class:`bandits.algorithms.sliding_window_gm.SlidingWindowUCBGM`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bandits.reference.d_ucb import lowest_argmax
+
+
+def tuned_window(T, upsilon, constant):
+    if upsilon == 0:
+        return T
+    return int(min(T, max(1, math.floor(constant * math.sqrt(T * math.log(T) / upsilon)))))
+
+
+class ReferenceSWUCBGM:
+    problem_kinds = ("karmed",)
+
+    def __init__(self, window=None, xi=0.6, B=1.0, Upsilon_T=None, reward_range=None):
+        self.window = window
+        self.xi = xi
+        self.B = B
+        self.Upsilon_T = Upsilon_T
+        self.reward_range = reward_range
+
+    def needs(self):
+        return (("Upsilon_T",) if self.window is None and self.Upsilon_T is None else ()) + \
+            (("reward_range",) if self.reward_range is None else ())
+
+    def reset(self, n_arms, horizon, rng, info):
+        self.K_ = n_arms
+        if self.window is None:
+            upsilon = self.Upsilon_T if self.Upsilon_T is not None else info["Upsilon_T"]
+            self.tau_ = tuned_window(horizon, upsilon, 2 * self.B)
+        else:
+            self.tau_ = int(self.window)
+        lo, hi = self.reward_range if self.reward_range is not None else info["reward_range"]
+        self.lo_, self.scale_ = float(lo), 1.0 / (float(hi) - float(lo))
+        self.arms_ = np.zeros(horizon, dtype=np.int64)
+        self.x_ = np.zeros(horizon)
+
+    def select(self, t):
+        first = max(0, t - self.tau_)
+        arms, x = self.arms_[first:t], self.x_[first:t]
+        scores = []
+        for i in range(self.K_):
+            n = int((arms == i).sum())
+            if n == 0:
+                scores.append(math.inf)
+            else:
+                scores.append(x[arms == i].sum() / n + self.B * math.sqrt(self.xi * math.log(min(t, self.tau_)) / n))
+        return lowest_argmax(scores)
+
+    def update(self, t, arm, reward):
+        self.arms_[t] = arm
+        self.x_[t] = (reward - self.lo_) * self.scale_
