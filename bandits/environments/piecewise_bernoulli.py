@@ -25,9 +25,10 @@ Change points (``change_points``; round indices t = 0..T-1 where a new piece sta
 * a list of fractions of T in (0, 1), increasing (``[0.25, 0.5]``), so a sweep over T
   keeps the shape of the problem.
 
-What a learner may be told (the keys of its ``needs()``): Upsilon_T, the smallest
-change of an arm's mean at a change point (``min_change``: CUSUM's epsilon, M-UCB's
-delta), the variation budget B_T (realised sum_t max_a |mu_a(t+1) - mu_a(t)|, the
+What a learner may be told (the keys of its ``needs()``): Upsilon_T, the size of
+the smallest change (``min_change`` = min over change points of the largest move of
+an arm's mean there, max_a |mu_a(after) - mu_a(before)|: the change a detector must
+see; CUSUM's epsilon and M-UCB's delta are read from it), the variation budget B_T (realised sum_t max_a |mu_a(t+1) - mu_a(t)|, the
 K-armed budget of hedging §8.2), S_switches = Upsilon_T + 1 pieces, R = 1/2 (a
 [0, 1] reward is 1/2-sub-Gaussian), L = 1, S = max_t ||mu(t)||_2 and
 ``reward_range`` = (0, 1). The change points themselves go to the evaluation only
@@ -159,11 +160,10 @@ class PiecewiseBernoulli:
         piece = np.searchsorted(starts, np.arange(T), side="right") - 1
         means = rows[piece]
         jumps = np.abs(np.diff(rows, axis=0))
-        moved = jumps[jumps > 0]
         info = {"d": int(rows.shape[1]), "R": 0.5, "L": 1.0, "S": float(np.sqrt((rows ** 2).sum(axis=1)).max()),
                 "B_T": float(jumps.max(axis=1).sum()) if len(jumps) else 0.0,
                 "Upsilon_T": int(len(starts) - 1), "S_switches": int(len(starts)),
-                "min_change": float(moved.min()) if len(moved) else 0.0,
+                "min_change": float(jumps.max(axis=1).min()) if len(jumps) else 0.0,
                 "reward_bound": 1.0, "reward_range": (0.0, 1.0)}
         evaluation = {"synthetic": True, "change_points": [int(c) for c in starts[1:]], **variation(means)}
         return Instance(means=means, info=info, evaluation=evaluation)
