@@ -25,8 +25,9 @@ optimistic estimate of the best mean clipped to the reward range (an unpulled ar
 makes it 1). For UCB, rho(t) = C sqrt(K / t) + c_lin K / t (the K/t term pays the
 first pull of each arm), with C = ``rho_constant`` = 1 and c_lin = ``rho_linear`` = 1
 (the paper's rate is stated up to constants and logarithms, O~(sqrt(K/t)); 1 is our
-reading, the same as Veness et al.'s; see the fidelity table for a derivation of a
-provable C for UCB1, about 5 sqrt(2 log T)).
+reading, the same as Veness et al.'s. A constant provable for this UCB1 on its good
+event is larger: C = 4 sqrt(ucb_c log T) + sqrt(log(1/delta) / (2K)), about 20 at
+T = 1e5, K = 5, which would only raise the thresholds; docs/fidelity/master.md).
 
 MALG (Alg. 1), a block of order n (length 2^n) starting at round t_n: at every
 position tau = t - t_n of the block, for m = n, n-1, ..., 0 with 2^m dividing tau,
