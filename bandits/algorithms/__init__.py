@@ -2,9 +2,10 @@
 
 from bandits.algorithms.bandit_over_bandit import BanditOverBandit
 from bandits.algorithms.exp3 import EXP3S
+from bandits.algorithms.master import MasterUCB
 from bandits.algorithms.pricing import MovingWindowPricing, RecordedPrices
 from bandits.algorithms.protocol import is_protocol_policy, play, play_policy
 from bandits.algorithms.sliding_window_ucb import UCB, SlidingWindowUCB
 
-__all__ = ["BanditOverBandit", "EXP3S", "MovingWindowPricing", "RecordedPrices", "SlidingWindowUCB", "UCB",
+__all__ = ["BanditOverBandit", "EXP3S", "MasterUCB", "MovingWindowPricing", "RecordedPrices", "SlidingWindowUCB", "UCB",
            "is_protocol_policy", "play", "play_policy"]

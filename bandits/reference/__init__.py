@@ -4,5 +4,6 @@ the paper literally and serve as independent checks of the compiled kernels, and
 as worked examples of the protocol."""
 
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
+from bandits.reference.master_ucb import ReferenceMasterUCB
 
-__all__ = ["ReferenceSWUCB"]
+__all__ = ["ReferenceMasterUCB", "ReferenceSWUCB"]
