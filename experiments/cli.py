@@ -148,7 +148,7 @@ def preflight(argv: list[str]) -> int:
     from omegaconf.errors import OmegaConfBaseException
 
     from experiments.registry import compose
-    from experiments.runner import check_results_folder, check_setup, setup_from_config
+    from experiments.runner import check_results_folder, check_setup, scenario_configs, setup_from_config
 
     try:
         planned = jobs(argv)
@@ -159,8 +159,9 @@ def preflight(argv: list[str]) -> int:
             cfg = compose(job)
         except (HydraException, OmegaConfBaseException) as exc:
             raise (unknown_key(exc, job) or hydra_error(exc)) from None
-        setup = check_setup(setup_from_config(cfg))
-        check_results_folder(setup.results_dir)
+        for one in scenario_configs(cfg):
+            setup = check_setup(setup_from_config(one))
+            check_results_folder(setup.results_dir)
     return len(planned)
 
 

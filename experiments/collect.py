@@ -18,7 +18,7 @@ import sys
 from bandits.errors import ConfigError
 from experiments.cli import BAD_INPUT, MISSING_CELLS, OK, hydra_error, unknown_key
 from experiments.registry import compose
-from experiments.runner import gather, make_plan
+from experiments.runner import gather, make_plan, scenario_configs
 
 
 def collect(overrides: list[str]) -> int:
@@ -29,18 +29,21 @@ def collect(overrides: list[str]) -> int:
         cfg = compose(overrides)
     except (HydraException, OmegaConfBaseException) as exc:
         raise (unknown_key(exc, overrides) or hydra_error(exc)) from None
-    plan = make_plan(cfg)
-    for bad in plan.corrupt:
-        print(f"corrupted or partial cell moved aside: {bad}")
-    rows = gather(plan)
-    if rows.empty:
-        print(f"[{plan.experiment}] no finished cell of this sweep in {plan.setup.results_dir}: no table written; "
-              f"{len(plan.todo)} missing")
-    else:
-        print(f"[{plan.experiment}] {len(rows)} cells gathered into {plan.table_path}; {len(plan.todo)} missing")
-    for cell in plan.todo:
-        print(f"  missing: algo={cell.algo_name} T={cell.T} trial={cell.trial}")
-    return OK if not plan.todo else MISSING_CELLS
+    missing = 0
+    for one in scenario_configs(cfg):
+        plan = make_plan(one)
+        for bad in plan.corrupt:
+            print(f"corrupted or partial cell moved aside: {bad}")
+        rows = gather(plan)
+        if rows.empty:
+            print(f"[{plan.experiment}] no finished cell of this sweep in {plan.setup.results_dir}: no table "
+                  f"written; {len(plan.todo)} missing")
+        else:
+            print(f"[{plan.experiment}] {len(rows)} cells gathered into {plan.table_path}; {len(plan.todo)} missing")
+        for cell in plan.todo:
+            print(f"  missing: algo={cell.algo_name} T={cell.T} trial={cell.trial}")
+        missing += len(plan.todo)
+    return OK if not missing else MISSING_CELLS
 
 
 def main() -> None:

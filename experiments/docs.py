@@ -73,6 +73,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -613,7 +614,6 @@ def context(inputs: Inputs) -> dict:
 
     def at(figure, algo, t) -> float:
         """A curve's value at round t, interpolated between its checkpoints."""
-        import numpy as np
 
         s = series(figure, algo)
         x = sorted(s)
@@ -631,6 +631,29 @@ def context(inputs: Inputs) -> dict:
     def rows(data) -> list:
         return frame(data).to_dict("records")
 
+    def result_csv(rel: str) -> pd.DataFrame:
+        """Any CSV of the results folder (``crosscheck/smpybandits.csv``)."""
+        return inputs.csv(rel)
+
+    def leaderboard(experiment: str) -> str:
+        """The leaderboard of ``<experiment>_leaderboard.csv`` at each scenario's largest T as
+        a markdown table: one row per algorithm (by its mean rank), one column per scenario
+        with its regret relative to the best learner and the 95% interval, and the median
+        measured cost per round."""
+        data = inputs.figure(f"{experiment}_leaderboard")
+        last = data[data["T"] == data.groupby("scenario")["T"].transform("max")]
+        cell = last.assign(text=[f"{num(r)} [{num(lo)}, {num(hi)}]" for r, lo, hi in
+                                 zip(last["ratio_to_best"], last["ratio_ci_low"], last["ratio_ci_high"], strict=True)])
+        table = cell.pivot(index="algo", columns="scenario", values="text")
+        order = last.groupby("algo")["ratio_to_best"].apply(lambda r: float(np.exp(np.log(r).mean())))
+        table = table.loc[order.sort_values().index]
+        table.insert(0, "geometric mean", [num(v) for v in order.sort_values()])
+        table["ns/round"] = [num(v) for v in last.groupby("algo")["ns_per_round"].median().loc[table.index]]
+        table.insert(0, "algorithm", [label(a) for a in table.index])
+        heads = ["algorithm", "geometric mean"] + [f"{c} (T={sci(last.loc[last['scenario'] == c, 'T'].iloc[0])})"
+                                                  for c in table.columns[2:-1]] + ["ns/round"]
+        return md_table(table.reset_index(drop=True), list(table.columns), heads)
+
     return {
         "claims": Lazy(inputs.claims), "figures": Figures(inputs.figure),
         "bench": Lazy(inputs.bench), "constants": Lazy(inputs.constants),
@@ -643,7 +666,7 @@ def context(inputs: Inputs) -> dict:
         "algo_kinds": registry._algo_kinds, "env_kinds": env_kinds, "experiment_config": experiment_config,
         "config_keys": config_keys, "docstring_md": docstring_md, "signature": signature,
         "table_columns": table_columns, "test_files": test_files, "code_value": code_value,
-        "file_text": file_text,
+        "file_text": file_text, "result_csv": result_csv, "leaderboard": leaderboard,
         "learner_keys": LEARNER_KEYS, "problem_kinds": PROBLEM_KINDS, "math": math,
         "num": num, "pct": pct, "sci": sci, "horizon_of": horizon_of,
     }

@@ -156,8 +156,8 @@ def experiment_name(value) -> str:
 
 
 # The top-level keys of conf/config.yaml (hydra's own node aside): anything else is a typo.
-TOP_LEVEL = ("algo", "env", "algos", "experiment_name", "T", "horizon_scale", "trials", "seed", "n_jobs", "overwrite",
-             "save_actions", "dry_run", "debug", "results_dir", "parallel", "slurm")
+TOP_LEVEL = ("algo", "env", "algos", "scenarios", "experiment_name", "T", "horizon_scale", "trials", "seed", "n_jobs",
+             "overwrite", "save_actions", "dry_run", "debug", "results_dir", "parallel", "slurm")
 SEED_MAX = 2 ** 63 - 1  # the seed column is a 64-bit integer
 LIMITS = {"trials": 100_000, "T": 10 ** 9}
 
@@ -171,10 +171,41 @@ def check_top_level_keys(cfg: DictConfig) -> None:
         raise ConfigError(f"unknown top-level key {', '.join(hints)}; the top-level keys are {', '.join(TOP_LEVEL)}.")
 
 
+def scenario_configs(cfg: DictConfig) -> list[DictConfig]:
+    """The jobs of a composed config: itself, or, for an experiment with ``scenarios``
+    (scenario name -> environment config), one config per scenario, with that
+    environment and the results table ``<experiment_name>.<scenario>``. Everything
+    else (algorithms, horizons, trials, the root seed) is shared; a scenario is left
+    out with ``~scenarios.<name>``."""
+    check_top_level_keys(cfg)
+    scenarios = cfg.get("scenarios")
+    if not scenarios:
+        return [cfg]
+    from omegaconf import OmegaConf, open_dict
+
+    out = []
+    for name in scenarios:
+        if not EXPERIMENT_NAME.match(str(name)):
+            raise ConfigError(f"scenario name {name!r} names a results table: use letters, digits and _ . + -.")
+        if not isinstance(scenarios[name], DictConfig) or "_target_" not in scenarios[name]:
+            raise ConfigError(f"scenarios.{name} must be an environment config (with _target_), e.g. "
+                              f"`- /env@scenarios.{name}: piecewise_bernoulli` in the experiment's defaults.")
+        one = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
+        with open_dict(one):
+            one.env = scenarios[name]
+            one.scenarios = {}
+            one.experiment_name = f"{experiment_name(cfg.get('experiment_name'))}.{name}"
+        out.append(one)
+    return out
+
+
 def setup_from_config(cfg: DictConfig) -> Setup:
     """Validate the top-level values and build the environment and algorithms of a
-    composed config (``algos`` of an experiment, or the single ``algo``)."""
+    composed config (``algos`` of an experiment, or the single ``algo``) of one job
+    (an experiment with ``scenarios`` is first split by :func:`scenario_configs`)."""
     check_top_level_keys(cfg)
+    if cfg.get("scenarios"):
+        raise ConfigError("this config lists scenarios: split it with scenario_configs() first.")
     _bool("debug", cfg.get("debug", False))
     _bool("dry_run", cfg.get("dry_run", False))
     scale = require_float("horizon_scale", cfg.get("horizon_scale", 1.0), minimum=0.0, strict=True)
@@ -492,7 +523,14 @@ def gather(plan: Plan, rows: list | None = None) -> pd.DataFrame:
 
 
 def run(cfg: DictConfig, progress: bool = True) -> pd.DataFrame:
-    """Entry point behind the CLI: plan, execute, gather, summarise."""
+    """Entry point behind the CLI: plan, execute, gather, summarise (each scenario of an
+    experiment with ``scenarios`` in turn, into its own table)."""
+    jobs = scenario_configs(cfg)
+    if len(jobs) > 1:
+        for job in jobs:  # every scenario is validated before the first one runs
+            check_setup(setup_from_config(job))
+        return pd.concat([run(job, progress) for job in jobs], ignore_index=True)
+    cfg = jobs[0]
     p = make_plan(cfg)
     s = p.setup
     log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} trials={s.trials} seed={s.seed}: "

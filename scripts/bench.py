@@ -44,9 +44,11 @@ from bandits.environments import (  # noqa: E402
     DriftingContextual,
     DriftingLogistic,
     DriftingSemiBandit,
+    PiecewiseBernoulli,
     PiecewiseLinear,
     Sinusoid,
 )
+from bandits.simulation import learner_info  # noqa: E402
 
 T = 100_000
 TRIALS = 5
@@ -87,6 +89,7 @@ class PythonSWUCB:
 def problem(name: str, horizon: int = T):
     """(instance, one reward table per trial) of a named benchmark problem."""
     env = {"sinusoid": lambda: Sinusoid(),
+           "piecewise_bernoulli": lambda: PiecewiseBernoulli(K=5, n_changes=4, min_gap=0.1),
            "linear": lambda: PiecewiseLinear(d=5, action_set="fresh", n_actions=40),
            "pricing": lambda: AutoLoan(),
            "contextual": lambda: DriftingContextual(n_pieces=1),
@@ -106,9 +109,10 @@ def timed(fn) -> float:
 def kernel_row(case: str, make, kind: str, target: float) -> dict:
     """Compile on 50 rounds (fresh cache), then the median over the trials of one full run."""
     inst, trials = problem(kind)
-    compile_s = timed(lambda: make().play(trials[0][:50], inst.info, np.random.default_rng(0),
+    info = learner_info(make(), inst)  # an oracle reference is told the change points, as in a run
+    compile_s = timed(lambda: make().play(trials[0][:50], info, np.random.default_rng(0),
                                           features=None if inst.features is None else inst.features[:50]))
-    times = [timed(lambda r=r, i=i: make().play(r, inst.info, np.random.default_rng(i), features=inst.features))
+    times = [timed(lambda r=r, i=i: make().play(r, info, np.random.default_rng(i), features=inst.features))
              for i, r in enumerate(trials)]
     ns = float(np.median(times)) / T * 1e9
     return {"case": case, "ns_per_round": round(ns, 1), "rounds": T, "trials": len(trials), "target_ns": target,
@@ -210,6 +214,28 @@ def glb_and_semibandit():
             kernel_row("sw_ucb_comb_obl_d20_m4", lambda: SlidingWindowSemiBandit("obl"), "semibandit", 1000.0)]
 
 
+# The K-armed baselines of issue 14 (config names) and their targets in ns per round.
+KARMED_BASELINES = {"ucb1": 100.0, "kl_ucb": 100.0, "thompson": 100.0, "d_ucb": 100.0, "sw_ucb_gm": 100.0,
+                    "discounted_ts": 100.0, "sw_ts": 100.0, "cusum_ucb": 100.0, "m_ucb": 100.0,
+                    "oracle_restart_ucb": 100.0, "glr_klucb": 2000.0, "glr_klucb_local": 2000.0,
+                    "master_ucb": 1000.0}
+
+
+def from_config(name: str):
+    """A fresh algorithm built from its config, as a run builds it."""
+    from omegaconf import OmegaConf
+
+    from experiments.registry import compose
+    from experiments.runner import build
+    return build(OmegaConf.to_container(compose([f"algo={name}"]).algo, resolve=True), "algo")[1]
+
+
+def karmed_baselines():
+    """Every K-armed baseline on a piecewise-stationary Bernoulli problem, K = 5, 4 changes."""
+    return [kernel_row(f"{name}_K5_bernoulli_4changes", lambda name=name: from_config(name), "piecewise_bernoulli",
+                       target) for name, target in KARMED_BASELINES.items()]
+
+
 def full_scale_figures():
     """Figures 2 (a)+(b), 3+4 and 5 at full paper scale, end to end through run.py."""
     rows = []
@@ -235,6 +261,7 @@ CASES = {
     "contextual_trials": contextual_trials,
     "oracle_calls": oracle_calls,
     "glb_and_semibandit": glb_and_semibandit,
+    "karmed_baselines": karmed_baselines,
     "figures": full_scale_figures,
 }
 COLUMNS = ["case", "ns_per_round", "rounds", "trials", "target_ns", "meets_target", "compile_s", "speedup", "wall_s",

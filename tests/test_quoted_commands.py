@@ -40,10 +40,11 @@ def check_runner_command(args: list[str]) -> None:
     as /shared/results is the reader's, not this machine's)."""
     from experiments.cli import jobs
     from experiments.registry import compose
-    from experiments.runner import check_setup, setup_from_config
+    from experiments.runner import check_setup, scenario_configs, setup_from_config
 
     for job in jobs(args):
-        check_setup(setup_from_config(compose(job)))
+        for one in scenario_configs(compose(job)):
+            check_setup(setup_from_config(one))
 
 
 def test_the_pages_quote_commands():

@@ -229,3 +229,42 @@ def test_summary_fits_in_100_columns():
     rows = pd.DataFrame({"label": ["x" * 150, "short"], "T": [10, 10], "final_regret": [1.0, 2.0],
                          "final_reward": [3.0, 4.0], "wall_time_s": [0.1, 0.2]})
     assert max(len(line) for line in summary_text(rows).splitlines()) <= 100
+
+
+# ----------------------------------------------------------------------------- scenarios
+
+def test_an_experiment_with_scenarios_writes_one_table_per_scenario(tmp_path):
+    """ns_benchmark lists environments under `scenarios`: each runs the same algorithms
+    into its own table <experiment>.<scenario>, with that scenario's environment; a
+    scenario is left out with ~scenarios.<name>."""
+    rows = run_cfg(tmp_path, "+experiment=ns_benchmark", "T=[600]", "trials=1", "~scenarios.slow_drift",
+                   "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small")
+    tables = sorted(p.stem for p in (tmp_path / "tables").glob("*.parquet"))
+    assert tables == ["ns_benchmark.abrupt_few", "ns_benchmark.stationary", "ns_benchmark.suboptimal_changes"]
+    assert set(rows["experiment"]) == set(tables)
+    sub = pd.read_parquet(tmp_path / "tables" / "ns_benchmark.suboptimal_changes.parquet")
+    info = json.loads(sub["env_info"].iloc[0])
+    assert sub["env"].unique().tolist() == ["piecewise_bernoulli"] and info["Upsilon_T"] == 3
+    stationary = json.loads(pd.read_parquet(tmp_path / "tables" / "ns_benchmark.stationary.parquet")["env_info"].iloc[0])
+    assert stationary["Upsilon_T"] == 0 and stationary["change_points"] == []
+    # the same algorithms in every table, labelled by their names alone
+    labels = {t: set(pd.read_parquet(tmp_path / "tables" / f"{t}.parquet")["label"]) for t in tables}
+    assert len({frozenset(v) for v in labels.values()}) == 1 and all("[" not in x for x in labels[tables[0]])
+
+
+def test_scenarios_are_all_validated_before_any_runs(tmp_path):
+    from bandits.errors import ConfigError
+
+    cfg = compose(SMALL + [f"results_dir={tmp_path}", "+experiment=ns_benchmark", "T=[600]", "trials=1",
+                           "scenarios.stationary.K=1"])
+    with pytest.raises(ConfigError, match="env.K"):
+        runner.run(cfg, progress=False)
+    assert not (tmp_path / "tables").exists() and not (tmp_path / "runs").exists()
+
+
+def test_a_scenario_must_be_an_environment_config():
+    from bandits.errors import ConfigError
+
+    cfg = compose(["+experiment=ns_benchmark", "+scenarios.bogus.K=3"])
+    with pytest.raises(ConfigError, match="scenarios.bogus must be an environment config"):
+        runner.scenario_configs(cfg)

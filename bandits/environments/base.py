@@ -75,8 +75,8 @@ LEARNER_KEYS = {
     "B_T": "variation budget (told to algorithms that know it)",
     "S_switches": "number of stationary pieces (ada's S), for algorithms that know it",
     "Upsilon_T": "number of change points in rounds 1..T (Upsilon_T), for algorithms that know it",
-    "min_change": "smallest change of an arm's mean at a change point (CUSUM's epsilon, M-UCB's delta), "
-                  "for algorithms that know it",
+    "min_change": "size of the smallest change: min over change points of the largest move of an arm's mean "
+                  "(CUSUM's epsilon, M-UCB's delta are read from it), for algorithms that know it",
     "Delta_TV": "total-variation budget (ada's Delta), for algorithms that know it",
     "reward_bound": "rewards lie in [0, reward_bound] (or |reward| <= reward_bound)",
     "reward_range": "(lo, hi): every reward lies in [lo, hi], when the environment guarantees it",

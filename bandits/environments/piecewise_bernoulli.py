@@ -13,7 +13,10 @@ Means (``means``):
 * ``null``: drawn from the instance's stream, each piece's means i.i.d. uniform on
   [``low``, ``high``]; with ``min_gap`` > 0 a piece is redrawn until its best and
   second-best arms differ by at least ``min_gap`` (rejection, at most 10^4 draws) and
-  consecutive pieces differ somewhere by at least ``min_gap``.
+  consecutive pieces differ somewhere by at least ``min_gap``. With ``shift`` = s in
+  (0, 1], a new piece moves a fraction s of the way from the previous piece to a fresh
+  draw (small changes for small s; s = 1, the default, is a fresh draw), then the
+  same rejection rule applies.
 
 Change points (``change_points``; round indices t = 0..T-1 where a new piece starts):
 
@@ -22,9 +25,10 @@ Change points (``change_points``; round indices t = 0..T-1 where a new piece sta
 * a list of fractions of T in (0, 1), increasing (``[0.25, 0.5]``), so a sweep over T
   keeps the shape of the problem.
 
-What a learner may be told (the keys of its ``needs()``): Upsilon_T, the smallest
-change of an arm's mean at a change point (``min_change``: CUSUM's epsilon, M-UCB's
-delta), the variation budget B_T (realised sum_t max_a |mu_a(t+1) - mu_a(t)|, the
+What a learner may be told (the keys of its ``needs()``): Upsilon_T, the size of
+the smallest change (``min_change`` = min over change points of the largest move of
+an arm's mean there, max_a |mu_a(after) - mu_a(before)|: the change a detector must
+see; CUSUM's epsilon and M-UCB's delta are read from it), the variation budget B_T (realised sum_t max_a |mu_a(t+1) - mu_a(t)|, the
 K-armed budget of hedging §8.2), S_switches = Upsilon_T + 1 pieces, R = 1/2 (a
 [0, 1] reward is 1/2-sub-Gaussian), L = 1, S = max_t ||mu(t)||_2 and
 ``reward_range`` = (0, 1). The change points themselves go to the evaluation only
@@ -49,7 +53,7 @@ class PiecewiseBernoulli:
         return "karmed"
 
     def __init__(self, K: int = 5, n_changes: int = 4, means=None, change_points="even",
-                 low: float = 0.0, high: float = 1.0, min_gap: float = 0.0):
+                 low: float = 0.0, high: float = 1.0, min_gap: float = 0.0, shift: float = 1.0):
         self.K = K
         self.n_changes = n_changes
         self.means = means
@@ -57,6 +61,7 @@ class PiecewiseBernoulli:
         self.low = low
         self.high = high
         self.min_gap = min_gap
+        self.shift = shift
 
     # ------------------------------------------------------------------ validation
     def _rows(self) -> np.ndarray | None:
@@ -91,6 +96,9 @@ class PiecewiseBernoulli:
             hi = require_float("env.high", self.high, minimum=0.0)
             if not lo < hi <= 1.0:
                 raise ConfigError(f"env.low < env.high <= 1 is required (Bernoulli means), got [{lo}, {hi}].")
+            shift = require_float("env.shift", self.shift, minimum=0.0, strict=True)
+            if shift > 1:
+                raise ConfigError(f"env.shift must lie in (0, 1] (the fraction of the way to a fresh draw), got {shift}.")
             gap = require_float("env.min_gap", self.min_gap, minimum=0.0)
             if gap >= hi - lo:
                 raise ConfigError(f"env.min_gap={gap} cannot be met by means drawn in [{lo}, {hi}].")
@@ -128,12 +136,14 @@ class PiecewiseBernoulli:
         return np.r_[0, np.floor(np.asarray(list(self.change_points), dtype=np.float64) * T)].astype(np.int64)
 
     def _draw(self, rng: np.random.Generator) -> np.ndarray:
-        K, n, gap = int(self.K), int(self.n_changes), float(self.min_gap)
+        K, n, gap, shift = int(self.K), int(self.n_changes), float(self.min_gap), float(self.shift)
         lo, hi = float(self.low), float(self.high)
         rows = []
         for _ in range(n + 1):
             for _ in range(MAX_REDRAWS):
                 row = rng.uniform(lo, hi, K)
+                if rows and shift < 1.0:
+                    row = (1.0 - shift) * rows[-1] + shift * row
                 top = np.sort(row)[::-1]
                 if gap <= 0 or (top[0] - top[1] >= gap and (not rows or np.abs(row - rows[-1]).max() >= gap)):
                     break
@@ -150,11 +160,10 @@ class PiecewiseBernoulli:
         piece = np.searchsorted(starts, np.arange(T), side="right") - 1
         means = rows[piece]
         jumps = np.abs(np.diff(rows, axis=0))
-        moved = jumps[jumps > 0]
         info = {"d": int(rows.shape[1]), "R": 0.5, "L": 1.0, "S": float(np.sqrt((rows ** 2).sum(axis=1)).max()),
                 "B_T": float(jumps.max(axis=1).sum()) if len(jumps) else 0.0,
                 "Upsilon_T": int(len(starts) - 1), "S_switches": int(len(starts)),
-                "min_change": float(moved.min()) if len(moved) else 0.0,
+                "min_change": float(jumps.max(axis=1).min()) if len(jumps) else 0.0,
                 "reward_bound": 1.0, "reward_range": (0.0, 1.0)}
         evaluation = {"synthetic": True, "change_points": [int(c) for c in starts[1:]], **variation(means)}
         return Instance(means=means, info=info, evaluation=evaluation)

@@ -22,11 +22,14 @@ nominal B_T, as in the paper. The realised variation (infinity norm about 3 B_T,
 2-norm about 4.2 B_T: the paper's "at most sqrt(2) B_T" undercounts) is recorded
 with every result as ``variation_inf`` / ``variation_l2``.
 
-A drifting instance has no change points. Algorithms tuned with the number of
-changes are told ``Upsilon_T`` = the number of rounds at which the best arm changes
-(4 at B_T = 1 for K = 2: the changes that matter for the dynamic regret), a reading
-recorded in the docs' fidelity table; ``min_change`` is not defined here, so an
-algorithm that needs it must be given it (``algo.min_change``).
+A drifting instance has no change points. Our reading, for the algorithms tuned with
+the number of changes and their size (recorded in the docs' fidelity table): the
+rounds at which the best arm changes play the change points (4 at B_T = 1 for
+K = 2: the changes that matter for the dynamic regret). The learner that knows them
+is told ``Upsilon_T`` = their number and ``min_change`` = over the segments between
+them, the smallest of the largest move of an arm's mean within the segment (0.3 =
+the amplitude for K = 2). The rounds themselves go to the evaluation as
+``change_points`` (and to the oracle restart reference).
 """
 
 from __future__ import annotations
@@ -35,6 +38,13 @@ import numpy as np
 
 from bandits.environments.base import Instance, bernoulli_rewards, gaussian_rewards, variation
 from bandits.errors import ConfigError, require_choice, require_float, require_int
+
+
+def segment_change(means: np.ndarray, switches: np.ndarray) -> float:
+    """The drifting reading of ``min_change``: over the segments between best-arm switches,
+    the smallest of (the largest move of an arm's mean within the segment)."""
+    sizes = [float((seg.max(axis=0) - seg.min(axis=0)).max()) for seg in np.split(means, switches) if len(seg)]
+    return min(sizes) if sizes else 0.0
 
 
 class Sinusoid:
@@ -81,14 +91,17 @@ class Sinusoid:
         for k in range(K):
             means[:, k] = self.base + self.amplitude * np.sin(2.0 * np.pi * k / K + phase)  # K = 2: 0 and pi
         best = means.argmax(axis=1)
+        switches = np.flatnonzero(np.diff(best) != 0) + 1  # rounds (0-based) where the best arm changes
         info = {
             "d": K, "R": float(self.R) if self.noise == "gaussian" else 0.5, "L": 1.0,
             "S": float(np.sqrt((means ** 2).sum(axis=1)).max()),
-            "B_T": B_T, "reward_bound": 1.0, "Upsilon_T": int((np.diff(best) != 0).sum()),
+            "B_T": B_T, "reward_bound": 1.0, "Upsilon_T": int(len(switches)),
+            "min_change": segment_change(means, switches),
         }
         if self.noise == "bernoulli":
             info["reward_range"] = (0.0, 1.0)
-        return Instance(means=means, info=info, evaluation={"synthetic": True, **variation(means)})
+        return Instance(means=means, info=info, evaluation={"synthetic": True, "change_points": [int(c) for c in switches],
+                                                                **variation(means)})
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         if self.noise == "bernoulli":

@@ -202,7 +202,7 @@ def band_line(ax, x, mean, low, high, **kwargs):
 REFERENCE_STYLES = [("black", "--"), ("dimgray", "-."), ("gray", ":")]
 
 
-def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo") -> None:
+def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo", legend_outside: bool = False) -> None:
     """Curves of ``regret_by_T`` data with their fitted slopes in the legend, and each
     distinct theoretical rate of ``theory`` (label -> (exponent, "a/b")) once, as a
     reference power law anchored at the first point of the first curve that has it."""
@@ -224,7 +224,10 @@ def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo") -> None
     ax.set_yscale("log")
     ax.set_xlabel("T")
     ax.set_ylabel("dynamic regret at T (mean over trials)")
-    ax.legend(fontsize=8, loc="upper left")
+    if legend_outside:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    else:
+        ax.legend(fontsize=8, loc="upper left")
     ax.grid(True, which="both", alpha=0.3)
 
 
@@ -241,14 +244,14 @@ def with_slopes(data: pd.DataFrame, theory: dict, key: str = "algo") -> pd.DataF
 
 
 def loglog_figure(rows: pd.DataFrame, fig_name: str, title: str, theory: dict, out_dir: Path,
-                  key: str = "algo") -> pd.DataFrame:
+                  key: str = "algo", wide: bool = False) -> pd.DataFrame:
     """Log-log mean final dynamic regret against T with 95% bands; returns (and writes as
-    CSV) the numbers plotted."""
+    CSV) the numbers plotted. ``wide``: room for many curves, the legend beside the plot."""
     data = regret_by_T(rows, key)
     data["code"] = code_versions(rows, fig_name)
     data = with_slopes(data, theory, key)
-    fig, ax = plt.subplots(figsize=(6.0, 4.4))
-    plot_loglog(ax, data, theory, key)
+    fig, ax = plt.subplots(figsize=(9.5, 5.2) if wide else (6.0, 4.4))
+    plot_loglog(ax, data, theory, key, legend_outside=wide)
     ax.set_title(title, fontsize=10)
     return save_figure(fig, data, out_dir, fig_name, f"bands: 95% t-interval over {trials_text(data['trials'])}")
 

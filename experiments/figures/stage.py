@@ -10,11 +10,22 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from experiments.figures import ada, claims, common, ctx_baselines, extensions, fig2, fig5, generic, piecewise
+from experiments.figures import (
+    ada,
+    claims,
+    common,
+    ctx_baselines,
+    extensions,
+    fig2,
+    fig5,
+    generic,
+    nonstationary,
+    piecewise,
+)
 
 # The paper modules, each owning the tables its TABLES names or patterns match (the first
 # match wins). Adding an experiment's figure and claims means adding a module here.
-PAPER_MODULES = (fig2, piecewise, fig5, ctx_baselines, ada, extensions)
+PAPER_MODULES = (fig2, piecewise, fig5, ctx_baselines, ada, extensions, nonstationary)
 
 
 def owner(table: str):

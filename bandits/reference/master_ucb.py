@@ -1,0 +1,141 @@
+"""MASTER over UCB1 (Wei & Luo, COLT 2021, Algs. 1-2) transcribed literally: objects
+for the base instances, lists of the block's f~ and rewards, and every test
+recomputed from those lists each round. No incremental sums, no compiled code, no
+code shared with :mod:`bandits.algorithms.master` (an independent check of
+:class:`bandits.algorithms.master.MasterUCB`; the module doc there names every step
+and constant, and which were recalled rather than read).
+
+* ALG (Assumption 1): UCB1 (Auer et al. 2002, Fig. 1), index
+  mean + sqrt(ucb_c log s / N) with s the instance's own rounds, unpulled arm first;
+  f~ = min(1, max index).
+* MALG (Alg. 1), block of order n from round t_n: at tau = t - t_n, for m = n..0 with
+  2^m | tau, one uniform u; if u < rho(2^n) / rho(2^m) a new instance with
+  s = t, e = t + 2^m - 1 is scheduled. The active instance covers t with the lowest order.
+* MASTER (Alg. 2): rho_hat(t) = c_hat (log2 T + 1) log(T / delta) rho(t); blocks
+  n = 0, 1, ...; U_t = min of the block's f~; Test 1 (an instance ends at t and its
+  rounds' mean reward >= U_t + 9 rho_hat(2^m)) and Test 2 (the block's mean of f~ - R
+  >= 3 rho_hat(block rounds so far)); a failed test restarts from n = 0, otherwise a
+  block's end starts block n + 1.
+
+Use it as ``python run.py algo=custom algo._target_=bandits.reference.ReferenceMasterUCB``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from bandits.numerics import TIE_TOL
+
+
+class _UCB1:
+    """One base instance (ALG) of order ``order`` scheduled on rounds [s, e]."""
+
+    def __init__(self, K, c, s, e, order):
+        self.c, self.s, self.e, self.order = c, s, e, order
+        self.N = [0] * K
+        self.total = [0.0] * K
+        self.rounds = 0
+
+    def indices(self):
+        out = []
+        for a in range(len(self.N)):
+            if self.N[a] == 0:
+                out.append(math.inf)
+            else:
+                log_s = math.log(self.rounds) if self.rounds > 0 else 0.0
+                out.append(self.total[a] / self.N[a] + math.sqrt(self.c * log_s / self.N[a]))
+        return out
+
+    def f_tilde(self):
+        return min(1.0, max(self.indices()))
+
+    def act(self):
+        scores = self.indices()
+        top = max(scores)
+        if top == math.inf:
+            return scores.index(math.inf)
+        cut = top - TIE_TOL * max(1.0, abs(top))
+        return next(a for a, v in enumerate(scores) if v >= cut)
+
+    def update(self, arm, x):
+        self.rounds += 1
+        self.N[arm] += 1
+        self.total[arm] += x
+
+
+class ReferenceMasterUCB:
+    problem_kinds = ("karmed",)
+
+    def __init__(self, rho_constant=1.0, rho_linear=1.0, rho_hat_constant=6.0, test1_constant=9.0,
+                 test2_constant=3.0, test_multiplier=1.0, delta=None, ucb_c=2.0, reward_range=None):
+        self.rho_constant = rho_constant
+        self.rho_linear = rho_linear
+        self.rho_hat_constant = rho_hat_constant
+        self.test1_constant = test1_constant
+        self.test2_constant = test2_constant
+        self.test_multiplier = test_multiplier
+        self.delta = delta
+        self.ucb_c = ucb_c
+        self.reward_range = reward_range
+
+    def needs(self):
+        return () if self.reward_range is not None else ("reward_range",)
+
+    # Assumption 1's rate for UCB1, and MASTER's rho_hat
+    def rho(self, t):
+        return self.rho_constant * math.sqrt(self.K / t) + self.rho_linear * self.K / t
+
+    def rho_hat(self, t):
+        return self.hat * self.rho(t)
+
+    def reset(self, n_arms, horizon, rng, info):
+        self.K, self.T, self.rng = n_arms, horizon, rng
+        lo, hi = self.reward_range if self.reward_range is not None else info["reward_range"]
+        self.lo, self.scale = float(lo), 1.0 / (float(hi) - float(lo))
+        delta = 1.0 / horizon if self.delta is None else self.delta
+        self.hat = self.rho_hat_constant * (math.log2(horizon) + 1.0) * math.log(horizon / delta)
+        self.events = []  # (first round of the new block, cause: 0 block end, 1/2/3 Test 1/2/both)
+        self.new_block(0, 0)
+
+    def new_block(self, n, t):
+        """Alg. 2: a fresh MALG of length 2^n from round t."""
+        self.n, self.t_n = n, t
+        self.instances = []
+        self.f_hist, self.r_hist = [], []
+
+    def select(self, t):
+        # Alg. 1: schedule the instances starting now, orders n down to 0
+        tau = t - self.t_n
+        for m in range(self.n, -1, -1):
+            if tau % 2 ** m == 0:
+                if self.rng.random() < self.rho(float(2 ** self.n)) / self.rho(float(2 ** m)):
+                    self.instances.append(_UCB1(self.K, self.ucb_c, t, t + 2 ** m - 1, m))
+        covering = [alg for alg in self.instances if alg.s <= t <= alg.e]
+        self.active = min(covering, key=lambda alg: alg.order)
+        self.f = self.active.f_tilde()
+        return self.active.act()
+
+    def update(self, t, arm, reward):
+        x = (reward - self.lo) * self.scale
+        self.active.update(arm, x)
+        self.f_hist.append(self.f)
+        self.r_hist.append(x)
+        U = min(self.f_hist)
+        fail1 = False
+        for alg in self.instances:
+            if alg.e == t:
+                total = 0.0
+                for r in self.r_hist[alg.s - self.t_n:alg.e - self.t_n + 1]:
+                    total += r
+                threshold = (self.test_multiplier * self.test1_constant) * self.rho_hat(float(2 ** alg.order))
+                if total / 2 ** alg.order >= U + threshold:
+                    fail1 = True
+        length = t - self.t_n + 1
+        gap = 0.0
+        for f, r in zip(self.f_hist, self.r_hist, strict=True):
+            gap += f - r
+        fail2 = gap / length >= (self.test_multiplier * self.test2_constant) * self.rho_hat(length)
+        cause = int(fail1) + 2 * int(fail2)
+        if t + 1 < self.T and (cause > 0 or length == 2 ** self.n):
+            self.events.append((t + 1, cause))
+            self.new_block(0 if cause > 0 else self.n + 1, t + 1)
