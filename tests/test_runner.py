@@ -245,7 +245,8 @@ def test_an_experiment_with_scenarios_writes_one_table_per_scenario(tmp_path):
     sub = pd.read_parquet(tmp_path / "tables" / "ns_benchmark.suboptimal_changes.parquet")
     info = json.loads(sub["env_info"].iloc[0])
     assert sub["env"].unique().tolist() == ["piecewise_bernoulli"] and info["Upsilon_T"] == 3
-    stationary = json.loads(pd.read_parquet(tmp_path / "tables" / "ns_benchmark.stationary.parquet")["env_info"].iloc[0])
+    stationary = pd.read_parquet(tmp_path / "tables" / "ns_benchmark.stationary.parquet")
+    stationary = json.loads(stationary["env_info"].iloc[0])
     assert stationary["Upsilon_T"] == 0 and stationary["change_points"] == []
     # the same algorithms in every table, labelled by their names alone
     labels = {t: set(pd.read_parquet(tmp_path / "tables" / f"{t}.parquet")["label"]) for t in tables}

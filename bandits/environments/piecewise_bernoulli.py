@@ -28,7 +28,8 @@ Change points (``change_points``; round indices t = 0..T-1 where a new piece sta
 What a learner may be told (the keys of its ``needs()``): Upsilon_T, the size of
 the smallest change (``min_change`` = min over change points of the largest move of
 an arm's mean there, max_a |mu_a(after) - mu_a(before)|: the change a detector must
-see; CUSUM's epsilon and M-UCB's delta are read from it), the variation budget B_T (realised sum_t max_a |mu_a(t+1) - mu_a(t)|, the
+see; CUSUM's epsilon and M-UCB's delta are read from it), the variation budget
+B_T (realised sum_t max_a |mu_a(t+1) - mu_a(t)|, the
 K-armed budget of hedging §8.2), S_switches = Upsilon_T + 1 pieces, R = 1/2 (a
 [0, 1] reward is 1/2-sub-Gaussian), L = 1, S = max_t ||mu(t)||_2 and
 ``reward_range`` = (0, 1). The change points themselves go to the evaluation only
@@ -98,7 +99,8 @@ class PiecewiseBernoulli:
                 raise ConfigError(f"env.low < env.high <= 1 is required (Bernoulli means), got [{lo}, {hi}].")
             shift = require_float("env.shift", self.shift, minimum=0.0, strict=True)
             if shift > 1:
-                raise ConfigError(f"env.shift must lie in (0, 1] (the fraction of the way to a fresh draw), got {shift}.")
+                raise ConfigError(f"env.shift must lie in (0, 1] (the fraction of the way to a fresh draw), "
+                                  f"got {shift}.")
             gap = require_float("env.min_gap", self.min_gap, minimum=0.0)
             if gap >= hi - lo:
                 raise ConfigError(f"env.min_gap={gap} cannot be met by means drawn in [{lo}, {hi}].")

@@ -100,8 +100,8 @@ class Sinusoid:
         }
         if self.noise == "bernoulli":
             info["reward_range"] = (0.0, 1.0)
-        return Instance(means=means, info=info, evaluation={"synthetic": True, "change_points": [int(c) for c in switches],
-                                                                **variation(means)})
+        evaluation = {"synthetic": True, "change_points": [int(c) for c in switches], **variation(means)}
+        return Instance(means=means, info=info, evaluation=evaluation)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         if self.noise == "bernoulli":
