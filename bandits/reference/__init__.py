@@ -3,6 +3,10 @@
 the paper literally and serve as independent checks of the compiled kernels, and
 as worked examples of the protocol."""
 
+from bandits.reference.kl_ucb import ReferenceKLUCB
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
+from bandits.reference.oracle_restart_ucb import ReferenceOracleRestartUCB
+from bandits.reference.thompson import ReferenceThompson
+from bandits.reference.ucb1 import ReferenceUCB1
 
-__all__ = ["ReferenceSWUCB"]
+__all__ = ["ReferenceKLUCB", "ReferenceOracleRestartUCB", "ReferenceSWUCB", "ReferenceThompson", "ReferenceUCB1"]
