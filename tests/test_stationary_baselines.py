@@ -284,6 +284,7 @@ def test_oracle_is_told_change_points_through_its_channel_only():
 @pytest.mark.parametrize("algo,message", [
     (UCB1(c=-1.0), "algo.c"),
     (KLUCB(c="x"), "algo.c"),
+    (UCB1(c=None), "algo.c"),
     (OracleRestartUCB(index="ucb2"), "algo.index"),
     (OracleRestartUCB(c=-0.5), "algo.c"),
     (ThompsonSampling(reward_range=[1.0, 0.0]), "algo.reward_range"),
@@ -295,6 +296,7 @@ def test_bad_parameters_are_refused(algo, message):
 
 
 def test_needs_reward_range_unless_set():
+    OracleRestartUCB(c=None).check_params()   # null = the index's paper value
     assert UCB1().needs() == ("reward_range",) and KLUCB(reward_range=[0, 1]).needs() == ()
     assert ThompsonSampling().needs() == ("reward_range",) and OracleRestartUCB().needs() == ("reward_range",)
     assert OracleRestartUCB().oracle_knowledge == ("change_points",)

@@ -257,8 +257,10 @@ class _RestartedIndexPolicy:
         """The reward range, to map rewards to [0, 1], unless set here (algo.reward_range)."""
         return () if self.reward_range is not None else ("reward_range",)
 
-    def _check_common(self) -> None:
-        require_float("algo.c", self.c, minimum=0.0, allow_none=isinstance(self, OracleRestartUCB))
+    c_may_be_null = False    # the oracle's c: null = its index's paper value
+
+    def check_params(self) -> None:
+        require_float("algo.c", self.c, minimum=0.0, allow_none=self.c_may_be_null)
         check_reward_range(self.reward_range)
 
     def _run(self, rewards, info, index: str, c: float, restarts) -> np.ndarray:
@@ -280,9 +282,6 @@ class UCB1(_RestartedIndexPolicy):
         self.c = c
         self.reward_range = reward_range
 
-    def check_params(self) -> None:
-        self._check_common()
-
     def play(self, rewards, info, rng, features=None) -> np.ndarray:
         return self._run(rewards, info, "ucb1", float(self.c), ())
 
@@ -295,9 +294,6 @@ class KLUCB(_RestartedIndexPolicy):
     def __init__(self, c: float = 0.0, reward_range=None):
         self.c = c
         self.reward_range = reward_range
-
-    def check_params(self) -> None:
-        self._check_common()
 
     def play(self, rewards, info, rng, features=None) -> np.ndarray:
         return self._run(rewards, info, "kl_ucb", float(self.c), ())
@@ -315,9 +311,11 @@ class OracleRestartUCB(_RestartedIndexPolicy):
         self.c = c
         self.reward_range = reward_range
 
+    c_may_be_null = True
+
     def check_params(self) -> None:
         require_choice("algo.index", self.index, set(INDEX_KINDS))
-        self._check_common()
+        super().check_params()
 
     def play(self, rewards, info, rng, features=None) -> np.ndarray:
         oracle = info.get("oracle") or {}
