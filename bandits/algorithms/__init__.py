@@ -1,5 +1,5 @@
-"""Algorithms: compiled SW-UCB, UCB (OFUL), modified EXP3.S, BOB, the pricing baselines, and the passively
-adaptive K-armed baselines (D-UCB, SW-UCB in G&M's form, discounted and sliding-window Thompson sampling)."""
+"""Algorithms: compiled SW-UCB, UCB (OFUL), modified EXP3.S, BOB, the pricing baselines, and the K-armed
+baselines of the non-stationary literature (stationary references, passive forgetting, change detection, MASTER)."""
 
 from bandits.algorithms.bandit_over_bandit import BanditOverBandit
 from bandits.algorithms.discounted import DiscountedThompson, DiscountedUCB
@@ -9,7 +9,10 @@ from bandits.algorithms.pricing import MovingWindowPricing, RecordedPrices
 from bandits.algorithms.protocol import is_protocol_policy, play, play_policy
 from bandits.algorithms.sliding_window_gm import SlidingWindowThompson, SlidingWindowUCBGM
 from bandits.algorithms.sliding_window_ucb import UCB, SlidingWindowUCB
+from bandits.algorithms.stationary import KLUCB, UCB1, OracleRestartUCB
+from bandits.algorithms.thompson import ThompsonSampling
 
-__all__ = ["BanditOverBandit", "DiscountedThompson", "DiscountedUCB", "EXP3S", "MasterUCB", "MovingWindowPricing",
-           "RecordedPrices", "SlidingWindowThompson", "SlidingWindowUCB", "SlidingWindowUCBGM", "UCB",
+__all__ = ["BanditOverBandit", "DiscountedThompson", "DiscountedUCB", "EXP3S", "KLUCB", "MasterUCB",
+           "MovingWindowPricing", "OracleRestartUCB", "RecordedPrices", "SlidingWindowThompson", "SlidingWindowUCB",
+           "SlidingWindowUCBGM", "ThompsonSampling", "UCB", "UCB1",
            "is_protocol_policy", "play", "play_policy"]

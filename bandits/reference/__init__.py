@@ -5,10 +5,15 @@ as worked examples of the protocol."""
 
 from bandits.reference.d_ucb import ReferenceDUCB
 from bandits.reference.discounted_ts import ReferenceDiscountedTS
+from bandits.reference.kl_ucb import ReferenceKLUCB
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
 from bandits.reference.master_ucb import ReferenceMasterUCB
+from bandits.reference.oracle_restart_ucb import ReferenceOracleRestartUCB
 from bandits.reference.sw_ts import ReferenceSWTS
 from bandits.reference.sw_ucb_gm import ReferenceSWUCBGM
+from bandits.reference.thompson import ReferenceThompson
+from bandits.reference.ucb1 import ReferenceUCB1
 
-__all__ = ["ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceMasterUCB", "ReferenceSWTS", "ReferenceSWUCB",
-           "ReferenceSWUCBGM"]
+__all__ = ["ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceKLUCB", "ReferenceMasterUCB",
+           "ReferenceOracleRestartUCB", "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM", "ReferenceThompson",
+           "ReferenceUCB1"]
