@@ -116,3 +116,14 @@ def klucb_bernoulli(p, level):
             return new
         q = new
     return q
+
+
+@njit(cache=True)
+def bernoulli_trial(x, rng):
+    """Agrawal & Goyal's Alg. 2 trial of a reward x in [0, 1]: 1.0 (success) or 0.0; one
+    uniform from ``rng`` only when 0 < x < 1."""
+    if x >= 1.0:
+        return 1.0
+    if x <= 0.0:
+        return 0.0
+    return 1.0 if rng.random() < x else 0.0

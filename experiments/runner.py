@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 
 from bandits.algorithms.protocol import is_protocol_policy
 from bandits.errors import ConfigError, Unavailable, last_line, require_float, require_int
-from bandits.simulation import check_needs, guarded, problem_kinds, run_cell, stream, trial_rewards
+from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, run_cell, stream, trial_rewards
 from experiments import store
 from experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
 from experiments.summary import summary_text
@@ -382,6 +382,7 @@ def plan(setup: Setup) -> Plan:
         out.instances[T] = inst
         for name, (obj, spec) in setup.algos.items():
             check_needs(obj, name, inst, setup.env_name)
+            learner_info(obj, inst)  # an oracle reference told what this problem does not know: refused now
             if callable(getattr(obj, "resolve", None)):
                 guarded(obj, "resolve", f"algo={name}, T={T}", T, inst.info)  # impossible constants, now
             config_hash = stable_hash({"env": setup.env_cfg, "algo": spec, "T": T, "seed": setup.seed})

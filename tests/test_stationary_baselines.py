@@ -262,7 +262,7 @@ def test_oracle_restarts_exactly_at_the_change_points():
 
 
 def test_oracle_is_told_change_points_through_its_channel_only():
-    from bandits.environments import PiecewiseBernoulli, Sinusoid
+    from bandits.environments import Instance, PiecewiseBernoulli, Sinusoid
     from bandits.simulation import learner_info, run_actions, stream
 
     env = PiecewiseBernoulli(K=3, n_changes=2)
@@ -274,9 +274,12 @@ def test_oracle_is_told_change_points_through_its_channel_only():
         assert "oracle" not in learner_info(learner, inst)
     run_actions(oracle, inst, env.rewards(inst, stream(0, 1, 500, 0)), stream(0, 2))
     assert oracle.events_["restarts"] == inst.evaluation["change_points"]
-    sinusoid = Sinusoid(noise="bernoulli")
+    # a problem without change points (the sinusoid's best-arm switches are its change points)
+    sinusoid = Sinusoid(noise="bernoulli").instance(100)
+    assert learner_info(oracle, sinusoid)["oracle"]["change_points"] == sinusoid.evaluation["change_points"]
+    without = Instance(means=sinusoid.means, info=sinusoid.info, evaluation={"synthetic": True})
     with pytest.raises(ConfigError, match="change_points"):
-        learner_info(oracle, sinusoid.instance(100))
+        learner_info(oracle, without)
     with pytest.raises(ConfigError, match="oracle reference"):
         oracle.play(np.zeros((10, 2)), INFO, np.random.default_rng(0))
 

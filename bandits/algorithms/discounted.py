@@ -64,7 +64,7 @@ F_i <- gamma F_i + 1{I_t = i} (1 - r_t).
 * Rewards: x = (y - lo) * scale clipped to [0, 1] (the Beta posterior is for [0, 1]
   rewards; no effect on Bernoulli rewards), then, with ``binarize: true`` (default),
   Agrawal & Goyal's Bernoulli trial r_t = 1{u < x} (one ``rng.random()`` only when
-  0 < x < 1; :func:`bandits.algorithms.forgetting.bernoulli_trial`). ``binarize:
+  0 < x < 1; :func:`bandits.numerics.bernoulli_trial`). ``binarize:
   false`` adds x and 1 - x instead (fractional successes; a documented variant).
 * ``gamma`` = 0.75: Raj & Kalyani give no horizon-dependent tuning; 0.75 is the value
   Besson, Kaufmann, Maillard & Seznec's reference code attributes to them ("recommended
@@ -88,7 +88,6 @@ from numba import njit
 
 from bandits.algorithms.common import reward_scale
 from bandits.algorithms.forgetting import (
-    bernoulli_trial,
     check_common,
     check_gamma,
     check_prior,
@@ -98,7 +97,7 @@ from bandits.algorithms.forgetting import (
     told_upsilon,
 )
 from bandits.errors import ConfigError, require_float
-from bandits.numerics import argmax_lowest
+from bandits.numerics import argmax_lowest, bernoulli_trial
 
 
 @njit(cache=True)

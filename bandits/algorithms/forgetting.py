@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from bandits.algorithms.common import check_known_overrides, check_reward_range, known_constants, own_or_told
 from bandits.errors import ConfigError, require_float, require_int
 
@@ -48,17 +46,6 @@ def window_gm(T: int, upsilon: float, constant: float) -> int:
         return int(T)
     tau = constant * math.sqrt(T * math.log(T) / float(upsilon))
     return int(min(T, max(1, math.floor(tau))))
-
-
-@njit(cache=True)
-def bernoulli_trial(x, rng):
-    """Agrawal & Goyal's Alg. 2 trial of a reward x in [0, 1]: 1.0 (success) or 0.0; one
-    uniform from ``rng`` only when 0 < x < 1."""
-    if x >= 1.0:
-        return 1.0
-    if x <= 0.0:
-        return 0.0
-    return 1.0 if rng.random() < x else 0.0
 
 
 # ----------------------------------------------------------------------------- shared class plumbing

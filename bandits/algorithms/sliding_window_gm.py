@@ -45,7 +45,7 @@ argmax_i theta_i. The prior is Beta(1, 1) (``alpha0`` = ``beta0`` = 1).
 
 * Rewards: x clipped to [0, 1], then Agrawal & Goyal's Bernoulli trial (``binarize:
   true``, default; one ``rng.random()`` only when 0 < x < 1,
-  :func:`bandits.algorithms.forgetting.bernoulli_trial`). The window stores the
+  :func:`bandits.numerics.bernoulli_trial`). The window stores the
   trial's outcome, so the same 0 / 1 leaves the window tau rounds later and the window
   sums stay exact integers. ``binarize: false`` stores x itself (fractional successes;
   a documented variant). Its window sums carry add / remove rounding (~1e-16, reset
@@ -75,7 +75,6 @@ from numba import njit
 
 from bandits.algorithms.common import reward_scale
 from bandits.algorithms.forgetting import (
-    bernoulli_trial,
     check_common,
     check_prior,
     check_window_int,
@@ -87,7 +86,7 @@ from bandits.algorithms.forgetting import (
 from bandits.algorithms.sliding_window_ucb import observe_arm, refresh_arm_sums
 from bandits.algorithms.window import new_window
 from bandits.errors import require_float
-from bandits.numerics import argmax_lowest
+from bandits.numerics import argmax_lowest, bernoulli_trial
 
 
 @njit(cache=True)

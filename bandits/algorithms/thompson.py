@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from bandits.algorithms.common import check_reward_range, reward_scale
-from bandits.numerics import argmax_lowest
+from bandits.numerics import argmax_lowest, bernoulli_trial
 
 
 @njit(cache=True)
@@ -44,11 +44,9 @@ def thompson_kernel(rewards, lo, scale, rng, actions):
             theta[a] = rng.beta(S[a] + 1.0, F[a] + 1.0)
         arm = argmax_lowest(theta)
         actions[t] = arm
-        x = min(1.0, max(0.0, (rewards[t, arm] - lo) * scale))
-        if x == 1.0 or (x > 0.0 and rng.random() < x):
-            S[arm] += 1.0
-        else:
-            F[arm] += 1.0
+        success = bernoulli_trial(min(1.0, max(0.0, (rewards[t, arm] - lo) * scale)), rng)
+        S[arm] += success
+        F[arm] += 1.0 - success
 
 
 class ThompsonSampling:
