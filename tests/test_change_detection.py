@@ -89,17 +89,20 @@ def test_rewards_are_rescaled_from_the_reward_range():
 
 def test_cusum_statistic_by_hand():
     """One arm, M = 2, eps = 0.1, h = 1 (Alg. 2): y = 0, 1 give u0 = 0.5; then each 1 adds
-    s+ = 1 - 0.5 - 0.1 = 0.4 to g+ (g- stays 0): g+ = 0.4, 0.8, 1.2 >= 1 at the 5th sample
+    s+ = 1 - 0.5 - 0.1 = 0.4 to g+ (g- stays 0): g+ = 0.4, 0.8, 1.2 > 1 at the 5th sample
     (round 4). The arm restarts: 1, 1 (rounds 5, 6) give u0 = 1; then each 0 adds
-    s- = 1 - 0 - 0.1 = 0.9 to g-: 0.9 at round 7, then 1.8 >= 1 at round 8."""
+    s- = 1 - 0 - 0.1 = 0.9 to g-: 0.9 at round 7, then 1.8 > 1 at round 8."""
     y = np.array([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0], dtype=float)[:, None]
     actions, rounds, arms, n = cusum_ucb_kernel(y, 0.0, 1.0, 0.0, 2, 0.1, 1.0, 2.0, np.random.default_rng(0))
     assert (actions == 0).all()
     assert rounds[:n].tolist() == [4, 8] and arms[:n].tolist() == [0, 0]
-    # h = 1.3: g+ = 1.2 < 1.3 at round 4, 1.6 >= 1.3 at round 5; then 1, 0 give u0 = 0.5 and the
+    # h = 1.3: g+ = 1.2 < 1.3 at round 4, 1.6 > 1.3 at round 5; then 1, 0 give u0 = 0.5 and the
     # three 0s g- = 0.4, 0.8, 1.2 < 1.3
     _, rounds, _, n = cusum_ucb_kernel(y, 0.0, 1.0, 0.0, 2, 0.1, 1.3, 2.0, np.random.default_rng(0))
     assert rounds[:n].tolist() == [5]
+    # the alarm needs g > h: eps = 0.25 gives g+ = 0.25, 0.5, 0.75, 1.0 (exact), 1.25 -> round 6 for h = 1
+    _, rounds, _, n = cusum_ucb_kernel(y[:7], 0.0, 1.0, 0.0, 2, 0.25, 1.0, 2.0, np.random.default_rng(0))
+    assert rounds[:n].tolist() == [6]
 
 
 def test_m_ucb_detector_on_a_handmade_window():

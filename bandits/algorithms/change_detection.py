@@ -1,24 +1,32 @@
 """Two change-detection baselines for piecewise-stationary K-armed bandits: CUSUM-UCB
 (local restarts) and M-UCB (global restarts).
 
+Sources. The papers' full texts were not at hand when this was written (only their
+abstracts): the steps below follow the algorithm boxes as restated by SMPyBandits
+(``Policies/CUSUM_UCB.py``, ``CD_UCB.py``, ``Monitored_UCB.py``: Besson's docstrings give
+the formulas with the papers' theorem numbers) and by Besson, Kaufmann et al.'s own code
+for their benchmark (``PiecewiseStationaryBandits/Algos.jl``); where these differ the
+reading taken is named. ``docs/fidelity/change_detection.md`` lists every one.
+
 Rewards are read as x = (y - lo) * scale in [0, 1] (:func:`bandits.algorithms.common.reward_scale`),
 not clipped: both detectors and both UCB indices are linear in x, only their thresholds
-assume rewards in [0, 1]. The docs' table of readings is ``docs/fidelity/change_detection.md``.
+assume rewards in [0, 1].
 
 CUSUM-UCB (``cusum_ucb``; Liu, Lee & Shroff, AAAI 2018, arXiv 1711.03539)
 -------------------------------------------------------------------------
 Alg. 1 (CD-UCB) with Alg. 2 (two-sided CUSUM) as the change detector, one per arm.
 
-* Round t: with probability alpha an arm uniformly at random, else
-  argmax_i mean_i + sqrt(xi log n_t / N_i) (Alg. 1 / eqs. (1)-(3)), where N_i and mean_i
+* Round t (Alg. 1): with probability alpha an arm uniformly at random, else
+  argmax_i mean_i + sqrt(xi log n_t / N_i), where N_i and mean_i
   count arm i's samples since its own last reset tau_i and n_t = sum_i N_i. An arm with
   N_i = 0 has an infinite index (played first, lowest index first). Randomness: one
   ``rng.random()`` every round; when it is below alpha, ``rng.integers(0, K)`` picks the
   arm (the reference draws the same numbers in the same order).
-* Alg. 2 on arm i's samples y_1, y_2, ... since its reset: u0 = mean of y_1..y_M; for
-  k > M, g+ = max(0, g+ + y_k - u0 - eps) and g- = max(0, g- + u0 - y_k - eps)
-  (eqs. (4)-(5)); alarm when g+ >= h or g- >= h (Alg. 2, line 5 in our reading; the
-  brief says "exceeds": the two differ only on exact equality).
+* Alg. 2 on arm i's samples y_1, y_2, ... since its reset: u0 = mean of y_1..y_M;
+  s_k^+ = (y_k - u0 - eps) 1(k > M), s_k^- = (u0 - y_k - eps) 1(k > M),
+  g^+ = max(0, g^+ + s^+), g^- = max(0, g^- + s^-); alarm when g^+ > h or g^- > h
+  (SMPyBandits' docstring and Besson et al.'s code; SMPyBandits' code tests >= h: the
+  two differ only on exact equality).
 * An alarm on the arm just played at round t resets that arm only (tau_i = t + 1: its
   count, mean, u0, g+ and g- start afresh; the alarming sample is not kept): a LOCAL
   restart, recorded in ``events_`` as ``{"restarts": [rounds], "arms": [arms]}``.
@@ -26,9 +34,12 @@ Alg. 1 (CD-UCB) with Alg. 2 (two-sided CUSUM) as the change detector, one per ar
 Constants (each a config key; null = the paper's tuning):
 
 * ``h`` = log(T / Upsilon_T) and ``alpha`` = sqrt(Upsilon_T / T * log(T / Upsilon_T))
-  (the paper's corollary of Thm. 2, regret O(sqrt(T Upsilon_T log(T / Upsilon_T))); the
-  same formula in SMPyBandits' ``compute_h_alpha_from_input_parameters__CUSUM`` and in
-  Besson et al.'s code). alpha is capped at 1 (it never exceeds 0.61 anyway).
+  (Thm. 2 / Cor. 2 simplified, regret O(sqrt(T Upsilon_T log(T / Upsilon_T))): the same
+  formula in SMPyBandits' ``compute_h_alpha_from_input_parameters__CUSUM``, its issue
+  #171 quoting the paper, and Besson et al.'s code). alpha is capped at 1 (it never
+  exceeds 0.61 anyway). SMPyBandits also offers Thm. 2's unsimplified form,
+  h = log(T / Upsilon_T) / C1 and alpha = K sqrt(C2 Upsilon_T / (C1 T) log(T / Upsilon_T)),
+  with C1, C2 functions of eps and M: not offered here.
 * ``epsilon`` = min_change / 2 (our reading: the paper asks eps below the smallest change
   of a mean; half of it gives the CUSUM a drift of at least min_change / 2 - |u0 - mu|
   downwards before the change and upwards after it, the two margins equal).
@@ -42,7 +53,8 @@ detection (h = infinity) and alpha = 0: plain UCB with the bonus above.
 
 M-UCB (``m_ucb``; Cao, Wen, Kveton & Xie, AISTATS 2019, arXiv 1802.03692)
 -------------------------------------------------------------------------
-Alg. 2 (M-UCB) with Alg. 1 (the change detector CD(w, b)).
+Alg. 2 (M-UCB) with Alg. 1 (the change detector CD(w, b)): the numbering of the paper's
+review we could read (the brief numbers them the other way round).
 
 * Round t (1-based, tau = the round of the last detection, 0 at first):
   A = (t - tau) mod floor(K / gamma); if A is in 1..K play arm A (0-based A - 1: a
@@ -61,13 +73,15 @@ Alg. 2 (M-UCB) with Alg. 1 (the change detector CD(w, b)).
 Constants (config keys; null = the paper's tuning), delta = min_change:
 
 * ``window`` w = (4 / delta^2) (sqrt(log(2 K T^2)) + sqrt(log(2 T)))^2 rounded up to an
-  even integer (the paper's remark on w after Thm. 1; SMPyBandits reads the second term
+  even integer (Remark 1 as SMPyBandits cites it; SMPyBandits reads the second term
   as sqrt(2T), which makes w larger than T for every delta <= 1 -- we read it as
   sqrt(log(2T)), the term of the detection delay). The paper's experiments use a
   smaller practical w that could not be checked here: set ``window`` to an integer.
-* ``b`` = sqrt(w / 2 * log(2 K T^2)) (Thm. 1).
-* ``gamma`` = sqrt(Upsilon_T K min(w/2, ceil(b / delta) + 3 sqrt(w)) / (2 T)) (Thm. 1,
-  with M - 1 = Upsilon_T change points; SMPyBandits' reading), capped at 1.
+* ``b`` = sqrt(w / 2 * log(2 K T^2)) (the theorem, Thm. 6.1 of the arXiv version as
+  SMPyBandits cites it; Besson et al.'s code comments the same).
+* ``gamma`` = sqrt(Upsilon_T K min(w/2, ceil(b / delta) + 3 sqrt(w)) / (2 T)) (the same
+  theorem with M - 1 = Upsilon_T change points, SMPyBandits' reading; Besson et al.'s
+  code comments sqrt(Upsilon_T K (2b + 3 sqrt(w)) / (2T)) instead), capped at 1.
 
 Stationary limit: Upsilon_T = 0 gives gamma = 0 (no forced exploration) while the
 detector still runs at b; min_change = 0 (no change to size w by) switches the detector
@@ -96,7 +110,8 @@ from bandits.numerics import argmax_lowest
 
 @njit(cache=True)
 def cusum_ucb_kernel(rewards, lo, scale, alpha, M, eps, h, xi, rng):
-    """CD-UCB (Alg. 1) with one two-sided CUSUM (Alg. 2) per arm; local restarts.
+    """CD-UCB (Alg. 1) with one two-sided CUSUM (Alg. 2) per arm; local restarts. h = inf:
+    no detection.
     Returns the actions, and the rounds and arms of the detections (first ``n`` rows)."""
     T, K = rewards.shape
     actions = np.empty(T, dtype=np.int64)
@@ -129,7 +144,7 @@ def cusum_ucb_kernel(rewards, lo, scale, alpha, M, eps, h, xi, rng):
             s_minus = u0[arm] - x - eps       # s_k^-
             gplus[arm] = max(0.0, gplus[arm] + s_plus)
             gminus[arm] = max(0.0, gminus[arm] + s_minus)
-            if gplus[arm] >= h or gminus[arm] >= h:
+            if gplus[arm] > h or gminus[arm] > h:
                 # a detection: tau_arm = t + 1, this arm's statistics restart (local)
                 det_round[n_det] = t
                 det_arm[n_det] = arm

@@ -6,8 +6,8 @@ Round t: one uniform u; if u < alpha the arm is ``rng.integers(0, K)`` (uniform
 exploration), else argmax_i mean_i + sqrt(xi log n_t / N_i), n_t = sum_i N_i, an
 arm without samples first, lowest index on ties. After the reward: Alg. 2 runs over the
 chosen arm's list y_1..y_k, u0 = mean(y_1..y_M), s_k^+ = y_k - u0 - eps and
-s_k^- = u0 - y_k - eps for k > M (0 before), g = max(0, g + s); an alarm (g+ >= h or
-g- >= h) empties that arm's list (tau_i = t + 1).
+s_k^- = u0 - y_k - eps for k > M (0 before), g = max(0, g + s); an alarm (g+ > h or
+g- > h) empties that arm's list (tau_i = t + 1).
 
 The constants are given, or tuned here from what the environment tells, written out
 again from the paper: h = log(T / Upsilon_T), alpha = sqrt(Upsilon_T / T log(T / Upsilon_T)),
@@ -67,7 +67,7 @@ class ReferenceCUSUMUCB:
         return next(i for i, v in enumerate(scores) if v >= top - TIE_TOL * max(1.0, abs(top)))
 
     def cusum_alarm(self, ys):
-        """Alg. 2 over ys = y_1, y_2, ...: 1 as soon as g+ or g- reaches h."""
+        """Alg. 2 over ys = y_1, y_2, ...: 1 as soon as g+ or g- exceeds h."""
         M = self.M
         if len(ys) < M:
             return False
@@ -77,7 +77,7 @@ class ReferenceCUSUMUCB:
             sp = y - u0 - self.eps_ if k > M else 0.0
             sm = u0 - y - self.eps_ if k > M else 0.0
             gp, gm = max(0.0, gp + sp), max(0.0, gm + sm)
-            if k > M and (gp >= self.h_ or gm >= self.h_):
+            if k > M and (gp > self.h_ or gm > self.h_):
                 return True
         return False
 
