@@ -76,7 +76,8 @@ def check_needs(algo, name: str, instance: Instance, env_name: str) -> None:
     if missing:
         raise ConfigError(f"algorithm {name!r} needs {', '.join(missing)} from the environment, and env={env_name} "
                           f"does not report {'it' if len(missing) == 1 else 'them'}; choose another environment, or "
-                          "set the constant on the algorithm where it takes one (e.g. algo.B_T=...).")
+                          f"set the constant on the algorithm where it takes one "
+                          f"({', '.join(f'algo.{k}=...' for k in missing)}).")
 
 
 def oracle_knowledge(algo) -> tuple:

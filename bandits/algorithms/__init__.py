@@ -2,6 +2,7 @@
 baselines of the non-stationary literature (stationary references, passive forgetting, change detection, MASTER)."""
 
 from bandits.algorithms.bandit_over_bandit import BanditOverBandit
+from bandits.algorithms.change_detection import CUSUMUCB, MonitoredUCB
 from bandits.algorithms.discounted import DiscountedThompson, DiscountedUCB
 from bandits.algorithms.exp3 import EXP3S
 from bandits.algorithms.master import MasterUCB
@@ -12,7 +13,7 @@ from bandits.algorithms.sliding_window_ucb import UCB, SlidingWindowUCB
 from bandits.algorithms.stationary import KLUCB, UCB1, OracleRestartUCB
 from bandits.algorithms.thompson import ThompsonSampling
 
-__all__ = ["BanditOverBandit", "DiscountedThompson", "DiscountedUCB", "EXP3S", "KLUCB", "MasterUCB",
-           "MovingWindowPricing", "OracleRestartUCB", "RecordedPrices", "SlidingWindowThompson", "SlidingWindowUCB",
-           "SlidingWindowUCBGM", "ThompsonSampling", "UCB", "UCB1",
+__all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedThompson", "DiscountedUCB", "EXP3S", "KLUCB", "MasterUCB",
+           "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB", "RecordedPrices", "SlidingWindowThompson",
+           "SlidingWindowUCB", "SlidingWindowUCBGM", "ThompsonSampling", "UCB", "UCB1",
            "is_protocol_policy", "play", "play_policy"]

@@ -3,10 +3,12 @@
 the paper literally and serve as independent checks of the compiled kernels, and
 as worked examples of the protocol."""
 
+from bandits.reference.cusum_ucb import ReferenceCUSUMUCB
 from bandits.reference.d_ucb import ReferenceDUCB
 from bandits.reference.discounted_ts import ReferenceDiscountedTS
 from bandits.reference.kl_ucb import ReferenceKLUCB
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
+from bandits.reference.m_ucb import ReferenceMUCB
 from bandits.reference.master_ucb import ReferenceMasterUCB
 from bandits.reference.oracle_restart_ucb import ReferenceOracleRestartUCB
 from bandits.reference.sw_ts import ReferenceSWTS
@@ -14,6 +16,6 @@ from bandits.reference.sw_ucb_gm import ReferenceSWUCBGM
 from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
-__all__ = ["ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceKLUCB", "ReferenceMasterUCB",
-           "ReferenceOracleRestartUCB", "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM", "ReferenceThompson",
-           "ReferenceUCB1"]
+__all__ = ["ReferenceCUSUMUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceKLUCB", "ReferenceMUCB",
+           "ReferenceMasterUCB", "ReferenceOracleRestartUCB", "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM",
+           "ReferenceThompson", "ReferenceUCB1"]

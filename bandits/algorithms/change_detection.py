@@ -1,0 +1,433 @@
+"""Two change-detection baselines for piecewise-stationary K-armed bandits: CUSUM-UCB
+(local restarts) and M-UCB (global restarts).
+
+Sources. The papers' full texts were not at hand when this was written (only their
+abstracts): the steps below follow the algorithm boxes as restated by SMPyBandits
+(``Policies/CUSUM_UCB.py``, ``CD_UCB.py``, ``Monitored_UCB.py``: Besson's docstrings give
+the formulas with the papers' theorem numbers) and by Besson, Kaufmann et al.'s own code
+for their benchmark (``PiecewiseStationaryBandits/Algos.jl``); where these differ the
+reading taken is named. ``docs/fidelity/change_detection.md`` lists every one.
+
+Rewards are read as x = (y - lo) * scale in [0, 1] (:func:`bandits.algorithms.common.reward_scale`),
+not clipped: both detectors and both UCB indices are linear in x, only their thresholds
+assume rewards in [0, 1].
+
+CUSUM-UCB (``cusum_ucb``; Liu, Lee & Shroff, AAAI 2018, arXiv 1711.03539)
+-------------------------------------------------------------------------
+Alg. 1 (CD-UCB) with Alg. 2 (two-sided CUSUM) as the change detector, one per arm.
+
+* Round t (Alg. 1): with probability alpha an arm uniformly at random, else
+  argmax_i mean_i + sqrt(xi log n_t / N_i), where N_i and mean_i
+  count arm i's samples since its own last reset tau_i and n_t = sum_i N_i. An arm with
+  N_i = 0 has an infinite index (played first, lowest index first). Randomness: one
+  ``rng.random()`` every round; when it is below alpha, ``rng.integers(0, K)`` picks the
+  arm (the reference draws the same numbers in the same order).
+* Alg. 2 on arm i's samples y_1, y_2, ... since its reset: u0 = mean of y_1..y_M;
+  s_k^+ = (y_k - u0 - eps) 1(k > M), s_k^- = (u0 - y_k - eps) 1(k > M),
+  g^+ = max(0, g^+ + s^+), g^- = max(0, g^- + s^-); alarm when g^+ > h or g^- > h
+  (SMPyBandits' docstring and Besson et al.'s code; SMPyBandits' code tests >= h: the
+  two differ only on exact equality).
+* An alarm on the arm just played at round t resets that arm only (tau_i = t + 1: its
+  count, mean, u0, g+ and g- start afresh; the alarming sample is not kept): a LOCAL
+  restart, recorded in ``events_`` as ``{"restarts": [rounds], "arms": [arms]}``.
+
+Constants (each a config key; null = the paper's tuning):
+
+* ``h`` = log(T / Upsilon_T) and ``alpha`` = sqrt(Upsilon_T / T * log(T / Upsilon_T))
+  (Thm. 2 / Cor. 2 simplified, regret O(sqrt(T Upsilon_T log(T / Upsilon_T))): the same
+  formula in SMPyBandits' ``compute_h_alpha_from_input_parameters__CUSUM``, its issue
+  #171 quoting the paper, and Besson et al.'s code). alpha is capped at 1 (it never
+  exceeds 0.61 anyway). SMPyBandits also offers Thm. 2's unsimplified form,
+  h = log(T / Upsilon_T) / C1 and alpha = K sqrt(C2 Upsilon_T / (C1 T) log(T / Upsilon_T)),
+  with C1, C2 functions of eps and M: not offered here.
+* ``epsilon`` = min_change / 2 (our reading: the paper asks eps below the smallest change
+  of a mean; half of it gives the CUSUM a drift of at least min_change / 2 - |u0 - mu|
+  downwards before the change and upwards after it, the two margins equal).
+* ``M`` = 100 samples for u0 (SMPyBandits' default; the paper leaves M to the user, its
+  experiments' value could not be checked against the text here).
+* ``xi`` = 2 in the UCB bonus (UCB1's constant, the index CUSUM-UCB is built on and the
+  one SMPyBandits' CUSUM-UCB wraps; the paper writes it as a free constant xi).
+
+Stationary limit (Upsilon_T = 0, or min_change = 0 so no change can be sized): no
+detection (h = infinity) and alpha = 0: plain UCB with the bonus above.
+
+M-UCB (``m_ucb``; Cao, Wen, Kveton & Xie, AISTATS 2019, arXiv 1802.03692)
+-------------------------------------------------------------------------
+Alg. 2 (M-UCB) with Alg. 1 (the change detector CD(w, b)): the numbering of the paper's
+review we could read (the brief numbers them the other way round).
+
+* Round t (1-based, tau = the round of the last detection, 0 at first):
+  A = (t - tau) mod floor(K / gamma); if A is in 1..K play arm A (0-based A - 1: a
+  round-robin over the arms at the start of every floor(K / gamma) rounds), else
+  argmax_k mean_k + sqrt(2 log(t - tau) / n_k) on the samples since tau (UCB1).
+  gamma = 0 means no forced round.
+* Alg. 1 on the arm just played, once it has w samples since tau: its last w samples
+  Y_1..Y_w (oldest first) signal a change when |sum Y_{w/2+1..w} - sum Y_{1..w/2}| > b.
+* A detection at round t restarts ALL arms (tau = t; every n_k = 0), recorded in
+  ``events_`` (``restarts``; ``arms``: the arm whose window fired).
+* The last w samples of each arm are a ring of :mod:`bandits.algorithms.window` (one ring
+  per arm, in one (K, w, 1) array), with running sums of its two halves; the ring keeps
+  the samples from before a restart, but the test waits for w samples since tau, by
+  which time all of them are new.
+
+Constants (config keys; null = the paper's tuning), delta = min_change:
+
+* ``window`` w = (4 / delta^2) (sqrt(log(2 K T^2)) + sqrt(log(2 T)))^2 rounded up to an
+  even integer (Remark 1 as SMPyBandits cites it; SMPyBandits reads the second term
+  as sqrt(2T), which makes w larger than T for every delta <= 1 -- we read it as
+  sqrt(log(2T)), the term of the detection delay). The paper's experiments use a
+  smaller practical w that could not be checked here: set ``window`` to an integer.
+* ``b`` = sqrt(w / 2 * log(2 K T^2)) (the theorem, Thm. 6.1 of the arXiv version as
+  SMPyBandits cites it; Besson et al.'s code comments the same).
+* ``gamma`` = sqrt(Upsilon_T K min(w/2, ceil(b / delta) + 3 sqrt(w)) / (2 T)) (the same
+  theorem with M - 1 = Upsilon_T change points, SMPyBandits' reading; Besson et al.'s
+  code comments sqrt(Upsilon_T K (2b + 3 sqrt(w)) / (2T)) instead), capped at 1.
+
+Stationary limit: Upsilon_T = 0 gives gamma = 0 (no forced exploration) while the
+detector still runs at b; min_change = 0 (no change to size w by) switches the detector
+off and gamma to 0: plain UCB1.
+
+``gamma_without_detector`` (a documented fallback): when the tuned w exceeds T no window
+can ever fill, so the detector never fires, and Thm. 1's gamma (which then grows with w,
+up to 1 for small delta) only buys exploration nobody uses. ``zero`` (default) sets
+gamma = 0 then (plain UCB1); ``paper`` keeps Thm. 1's formula as written.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from bandits.algorithms.common import check_known_overrides, check_reward_range, own_or_told, reward_scale
+from bandits.algorithms.indices import ucb1_index
+from bandits.algorithms.window import POS, advance, is_full, new_window
+from bandits.errors import ConfigError, require_choice, require_float, require_int
+from bandits.numerics import argmax_lowest
+
+# ----------------------------------------------------------------------------- CUSUM-UCB
+
+@njit(cache=True)
+def cusum_ucb_kernel(rewards, lo, scale, alpha, M, eps, h, xi, rng):
+    """CD-UCB (Alg. 1) with one two-sided CUSUM (Alg. 2) per arm; local restarts. h = inf:
+    no detection.
+    Returns the actions, and the rounds and arms of the detections (first ``n`` rows)."""
+    T, K = rewards.shape
+    actions = np.empty(T, dtype=np.int64)
+    det_round, det_arm = np.empty(T, dtype=np.int64), np.empty(T, dtype=np.int64)
+    n_det = 0
+    counts, sums = np.zeros(K), np.zeros(K)          # N_i and the sum of x since tau_i
+    u0, gplus, gminus = np.zeros(K), np.zeros(K), np.zeros(K)
+    index = np.empty(K)
+    n_total = 0.0                                     # n_t = sum_i N_i
+    for t in range(T):
+        # Alg. 1: uniform exploration with probability alpha, else the UCB index (eqs. (1)-(3))
+        if rng.random() < alpha:
+            arm = rng.integers(0, K)
+        else:
+            log_n = math.log(n_total) if n_total > 0 else 0.0
+            for i in range(K):
+                index[i] = ucb1_index(sums[i], counts[i], log_n, xi)
+            arm = argmax_lowest(index)
+        actions[t] = arm
+        x = (rewards[t, arm] - lo) * scale
+        counts[arm] += 1.0
+        sums[arm] += x
+        n_total += 1.0
+        # Alg. 2, eqs. (4)-(5), on the samples of this arm since its reset
+        k = counts[arm]
+        if k == M:
+            u0[arm] = sums[arm] / M
+        elif k > M:
+            s_plus = x - u0[arm] - eps        # s_k^+ of eq. (4)
+            s_minus = u0[arm] - x - eps       # s_k^-
+            gplus[arm] = max(0.0, gplus[arm] + s_plus)
+            gminus[arm] = max(0.0, gminus[arm] + s_minus)
+            if gplus[arm] > h or gminus[arm] > h:
+                # a detection: tau_arm = t + 1, this arm's statistics restart (local)
+                det_round[n_det] = t
+                det_arm[n_det] = arm
+                n_det += 1
+                n_total -= counts[arm]
+                counts[arm] = 0.0
+                sums[arm] = 0.0
+                u0[arm] = 0.0
+                gplus[arm] = 0.0
+                gminus[arm] = 0.0
+    return actions, det_round, det_arm, n_det
+
+
+def cusum_ucb_constants(T: int, upsilon: float, min_change: float) -> dict:
+    """h, alpha and eps of the paper's tuning for a horizon T (see the module doc): the
+    corollary's h = log(T / Upsilon_T), alpha = sqrt(Upsilon_T / T log(T / Upsilon_T)),
+    and eps = min_change / 2. Upsilon_T = 0 or min_change = 0: no detection, alpha = 0."""
+    if upsilon <= 0 or min_change <= 0:
+        return {"h": math.inf, "alpha": 0.0, "epsilon": min_change / 2}
+    ratio = T / upsilon
+    return {"h": math.log(ratio), "alpha": min(1.0, math.sqrt(math.log(ratio) / ratio)), "epsilon": min_change / 2}
+
+
+def _json_number(v: float):
+    """Infinite constants (a detector switched off) are recorded as null."""
+    return None if not math.isfinite(v) else float(v)
+
+
+def _restarts(rounds, arms, n) -> dict:
+    return {"restarts": rounds[:n].tolist(), "arms": arms[:n].tolist()}
+
+
+class CUSUMUCB:
+    """CUSUM-UCB (Liu, Lee & Shroff 2018): see the module doc for every step and constant."""
+
+    problem_kinds = ("karmed",)
+
+    def __init__(self, M: int = 100, epsilon: float | None = None, h: float | None = None,
+                 alpha: float | None = None, xi: float = 2.0, Upsilon_T: float | None = None,
+                 min_change: float | None = None, reward_range=None):
+        self.M = M
+        self.epsilon = epsilon
+        self.h = h
+        self.alpha = alpha
+        self.xi = xi
+        self.Upsilon_T = Upsilon_T
+        self.min_change = min_change
+        self.reward_range = reward_range
+
+    def needs(self) -> tuple:
+        """Upsilon_T (for h and alpha, unless both are set), min_change (for eps, unless
+        set) and the reward range (unless set here), each overridable by algo.<key>."""
+        keys = ()
+        if self.h is None or self.alpha is None:
+            keys += ("Upsilon_T",)
+        if self.epsilon is None:
+            keys += ("min_change",)
+        keys = own_or_told(self, keys)
+        return keys + (() if self.reward_range is not None else ("reward_range",))
+
+    def check_params(self) -> None:
+        require_int("algo.M", self.M, minimum=1)
+        require_float("algo.epsilon", self.epsilon, minimum=0.0, allow_none=True)
+        require_float("algo.h", self.h, minimum=0.0, strict=True, allow_none=True)
+        if require_float("algo.alpha", self.alpha, minimum=0.0, allow_none=True) is not None and self.alpha > 1:
+            raise ConfigError(f"algo.alpha is a probability and must lie in [0, 1], got {self.alpha}.")
+        require_float("algo.xi", self.xi, minimum=0.0, strict=True)
+        check_known_overrides(self)
+        check_reward_range(self.reward_range)
+
+    def _told(self, info: dict, name: str) -> float:
+        value = getattr(self, name)
+        return float(info[name] if value is None else value)
+
+    def resolve(self, T: int, info: dict) -> dict:
+        """The constants for horizon T (recorded with every result row)."""
+        lo, scale = reward_scale(self, info)
+        tuned = {"h": math.inf, "alpha": 0.0, "epsilon": 0.0}
+        upsilon = min_change = None
+        if self.h is None or self.alpha is None:
+            upsilon = self._told(info, "Upsilon_T")
+            if upsilon >= T:
+                raise ConfigError(f"CUSUM-UCB's h = log(T / Upsilon_T) needs Upsilon_T < T; got Upsilon_T={upsilon} "
+                                  f"at T={T}.")
+        if self.epsilon is None:
+            min_change = self._told(info, "min_change")
+        if upsilon is not None or min_change is not None:
+            tuned = cusum_ucb_constants(T, 1.0 if upsilon is None else upsilon,
+                                        1.0 if min_change is None else min_change)
+        eps = float(self.epsilon) if self.epsilon is not None else tuned["epsilon"]
+        h = float(self.h) if self.h is not None else tuned["h"]
+        alpha = float(self.alpha) if self.alpha is not None else tuned["alpha"]
+        return {"M": int(self.M), "epsilon": eps, "h": h, "alpha": alpha, "xi": float(self.xi),
+                "Upsilon_T": upsilon, "min_change": min_change, "reward_lo": lo, "reward_scale": scale}
+
+    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
+             features: np.ndarray | None = None) -> np.ndarray:
+        p = self.resolve(rewards.shape[0], info)
+        actions, rounds, arms, n = cusum_ucb_kernel(rewards, p["reward_lo"], p["reward_scale"], p["alpha"], p["M"],
+                                                    p["epsilon"], p["h"], p["xi"], rng)
+        self.derived_ = {**p, "h": _json_number(p["h"]), "detection": bool(math.isfinite(p["h"])),
+                         "n_restarts": int(n)}
+        self.events_ = _restarts(rounds, arms, n)
+        return actions
+
+
+# ----------------------------------------------------------------------------- M-UCB
+
+@njit(cache=True)
+def new_arm_windows(K, w):
+    """One window (:mod:`bandits.algorithms.window`) of the last ``w`` samples per arm."""
+    rows = np.empty((K, max(1, w), 1))
+    states = np.empty((K, 3), dtype=np.int64)
+    for k in range(K):
+        r, s = new_window(w, 1)
+        rows[k] = r
+        states[k] = s
+    return rows, states
+
+
+@njit(cache=True, inline="always")  # inlined: a call taking views of the (K, w, 1) array costs ~50 ns
+def observe_half_sums(rows, state, x):
+    """Push x into one arm's window of w (even) samples. Returns how the sums of its older
+    and newer halves change (Alg. 1 compares them) and whether the window just wrapped,
+    when the caller recomputes both sums exactly (:func:`half_sums`: no drift). When full,
+    the sample w/2 back moves from the newer half to the older one and the oldest leaves;
+    while filling, the changes are 0 and the sums wait for the refresh at the first wrap
+    (the test needs a full window)."""
+    w = rows.shape[0]
+    slot = state[POS]
+    d_old = d_new = 0.0
+    if is_full(rows, state):
+        mid = slot + w // 2
+        if mid >= w:
+            mid -= w
+        moved = rows[mid, 0]
+        d_old = moved - rows[slot, 0]
+        d_new = x - moved
+    rows[slot, 0] = x
+    return d_old, d_new, advance(rows, state)
+
+
+@njit(cache=True, inline="always")
+def half_sums(rows):
+    """The sums of the older and newer halves of a window that has just wrapped (slot 0 is
+    its oldest sample)."""
+    w = rows.shape[0]
+    a = 0.0
+    for i in range(w // 2):
+        a += rows[i, 0]
+    b = 0.0
+    for i in range(w // 2, w):
+        b += rows[i, 0]
+    return a, b
+
+
+@njit(cache=True)
+def m_ucb_kernel(rewards, lo, scale, period, w, b):
+    """M-UCB (Alg. 2) with the detector CD(w, b) of Alg. 1; global restarts. ``period`` =
+    floor(K / gamma) (0: no forced exploration); ``w`` = 0: no detector. Returns the
+    actions, and the rounds and arms of the detections (first ``n`` rows)."""
+    T, K = rewards.shape
+    actions = np.empty(T, dtype=np.int64)
+    det_round, det_arm = np.empty(T, dtype=np.int64), np.empty(T, dtype=np.int64)
+    n_det = 0
+    counts, sums, index = np.zeros(K), np.zeros(K), np.empty(K)   # n_k and sums since tau
+    rows, states = new_arm_windows(K, w)
+    older, newer = np.zeros(K), np.zeros(K)                         # the two half sums per arm
+    tau = 0                                                        # paper's tau (1-based rounds)
+    for t in range(T):
+        since = t + 1 - tau                                        # t - tau with the paper's 1-based t
+        A = since % period if period > 0 else 0
+        if 1 <= A <= K:
+            arm = A - 1                                            # forced exploration
+        else:
+            log_s = math.log(since)
+            for k in range(K):
+                index[k] = ucb1_index(sums[k], counts[k], log_s, 2.0)
+            arm = argmax_lowest(index)
+        actions[t] = arm
+        x = (rewards[t, arm] - lo) * scale
+        counts[arm] += 1.0
+        sums[arm] += x
+        if w > 0:
+            d_old, d_new, wrapped = observe_half_sums(rows[arm], states[arm], x)
+            if wrapped:
+                older[arm], newer[arm] = half_sums(rows[arm])
+            else:
+                older[arm] += d_old
+                newer[arm] += d_new
+            if counts[arm] >= w and abs(newer[arm] - older[arm]) > b:
+                det_round[n_det] = t
+                det_arm[n_det] = arm
+                n_det += 1
+                tau = t + 1                                        # tau <- t (1-based): restart all arms
+                for k in range(K):
+                    counts[k] = 0.0
+                    sums[k] = 0.0
+    return actions, det_round, det_arm, n_det
+
+
+def m_ucb_constants(T: int, K: int, upsilon: float, delta: float, window=None) -> dict:
+    """w, b and gamma of the paper's tuning (module doc). delta = 0: no detector, gamma = 0."""
+    log_kt = math.log(2 * K * T ** 2)
+    if window is None:
+        if delta <= 0:
+            return {"window": None, "b": None, "gamma": 0.0}
+        raw = 4.0 / delta ** 2 * (math.sqrt(log_kt) + math.sqrt(math.log(2 * T))) ** 2
+        w = 2 * math.ceil(raw / 2)
+    else:
+        w = int(window)
+    b = math.sqrt(w / 2 * log_kt)
+    if delta > 0:
+        gamma = min(1.0, math.sqrt(upsilon * K * min(w / 2, math.ceil(b / delta) + 3 * math.sqrt(w)) / (2 * T)))
+    else:
+        gamma = 0.0
+    return {"window": int(w), "b": b, "gamma": gamma}
+
+
+class MonitoredUCB:
+    """M-UCB (Cao, Wen, Kveton & Xie 2019): see the module doc for every step and constant."""
+
+    problem_kinds = ("karmed",)
+
+    def __init__(self, window: int | None = None, b: float | None = None, gamma: float | None = None,
+                 gamma_without_detector: str = "zero", Upsilon_T: float | None = None,
+                 min_change: float | None = None, reward_range=None):
+        self.window = window
+        self.b = b
+        self.gamma = gamma
+        self.gamma_without_detector = gamma_without_detector
+        self.Upsilon_T = Upsilon_T
+        self.min_change = min_change
+        self.reward_range = reward_range
+
+    def needs(self) -> tuple:
+        """Upsilon_T (for gamma, unless set), min_change (delta: for w and gamma, unless both
+        are set) and the reward range (unless set here)."""
+        keys = ()
+        if self.gamma is None:
+            keys += ("Upsilon_T", "min_change")
+        elif self.window is None:
+            keys += ("min_change",)
+        keys = own_or_told(self, keys)
+        return keys + (() if self.reward_range is not None else ("reward_range",))
+
+    def check_params(self) -> None:
+        if self.window is not None and require_int("algo.window", self.window, minimum=2) % 2:
+            raise ConfigError(f"algo.window must be even (Alg. 1 compares its two halves), got {self.window}.")
+        require_float("algo.b", self.b, minimum=0.0, strict=True, allow_none=True)
+        require_choice("algo.gamma_without_detector", self.gamma_without_detector, {"zero", "paper"})
+        if require_float("algo.gamma", self.gamma, minimum=0.0, allow_none=True) is not None and self.gamma > 1:
+            raise ConfigError(f"algo.gamma is a fraction of the rounds and must lie in [0, 1], got {self.gamma}.")
+        check_known_overrides(self)
+        check_reward_range(self.reward_range)
+
+    def _told(self, info: dict, name: str):
+        value = getattr(self, name)
+        value = info.get(name) if value is None else value
+        return None if value is None else float(value)
+
+    def resolve(self, T: int, info: dict) -> dict:
+        """The constants for horizon T (recorded with every result row)."""
+        lo, scale = reward_scale(self, info)
+        K = int(info["d"])
+        upsilon, delta = self._told(info, "Upsilon_T"), self._told(info, "min_change")
+        tuned = m_ucb_constants(T, K, upsilon or 0.0, 1.0 if delta is None else delta, self.window)
+        w = tuned["window"]
+        b = float(self.b) if self.b is not None else tuned["b"]
+        detector = w is not None and w <= T
+        gamma = float(self.gamma) if self.gamma is not None else tuned["gamma"]
+        if self.gamma is None and not detector and self.gamma_without_detector == "zero":
+            gamma = 0.0
+        period = int(math.floor(K / gamma)) if gamma > 0 else 0
+        return {"window": w, "b": b, "gamma": gamma, "period": period, "detection": bool(detector),
+                "Upsilon_T": upsilon, "min_change": delta, "reward_lo": lo, "reward_scale": scale}
+
+    def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
+             features: np.ndarray | None = None) -> np.ndarray:
+        p = self.resolve(rewards.shape[0], info)
+        w = p["window"] if p["detection"] else 0
+        actions, rounds, arms, n = m_ucb_kernel(rewards, p["reward_lo"], p["reward_scale"], p["period"], w,
+                                                p["b"] if p["b"] is not None else math.inf)
+        self.derived_ = {**p, "n_restarts": int(n)}
+        self.events_ = _restarts(rounds, arms, n)
+        return actions
