@@ -3,6 +3,7 @@
 the paper literally and serve as independent checks of the compiled kernels, and
 as worked examples of the protocol."""
 
+from bandits.reference.glr_klucb import ReferenceGLRklUCB
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
 
-__all__ = ["ReferenceSWUCB"]
+__all__ = ["ReferenceGLRklUCB", "ReferenceSWUCB"]
