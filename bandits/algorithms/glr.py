@@ -3,63 +3,66 @@ Kaufmann, Maillard & Seznec, "Efficient change-point detection for tackling
 piecewise-stationary bandits", JMLR 23 (2022), arXiv 1902.01575).
 
 Sources read. The journal text itself was not at hand. We read (i) the paper's earlier
-version as it stands in Besson's thesis, chapter 6 (the LaTeX of arXiv 1902.01575 v1/v2,
-Besson & Kaufmann: Algorithm 1 "GLR-klUCB", Definition 2 of the B-GLRT, Lemma 1 and its
-threshold, the "practical considerations" paragraph, Corollaries 1-2 and the appendix
-"two numerical optimization tricks") and (ii) the authors' own Julia code that reproduces
-the journal's experiments (E. Kaufmann, ``PiecewiseStationaryBandits``: ``Algos.jl``,
-``main_NonStat.jl``; its README cites the four-author paper). Where they differ we name
-the reading; SMPyBandits' ``GLR_UCB.py`` / ``CD_UCB.py`` is a third reading, compared in
-``docs/fidelity/glr.md``.
+version as it stands in Besson's thesis, chapter 6 (the LaTeX source of arXiv 1902.01575
+v1/v2 by Besson & Kaufmann, cited below by its equation labels: Algorithm "GLR-klUCB",
+Definition def:6:GLRDef of the B-GLRT, Lemma lem:6:FalseAlarm and its threshold def:6:beta,
+the "practical considerations" paragraph, Corollaries cor:6:Global / cor:6:Local, the
+experiments paragraph and the appendix "two numerical optimization tricks") and (ii) the
+authors' own Julia code that reproduces the journal's experiments (E. Kaufmann,
+``PiecewiseStationaryBandits``: ``Algos.jl``, ``main_NonStat.jl``; its README cites the
+four-author paper). Where they differ we name the reading; SMPyBandits' ``GLR_UCB.py`` /
+``CD_UCB.py`` is a third reading, compared in ``docs/fidelity/glr.md``.
 
-One round t = 1, 2, ... (1-based here; the kernel's row index is t - 1), Algorithm 1:
+One round t = 1, 2, ... (1-based here; the kernel's row index is t - 1), Algorithm GLR-klUCB:
 
 * Forced exploration (lines 3-4): if t mod floor(K / alpha) is in {1, ..., K}, play arm
-  t mod floor(K / alpha) (deterministic, as in the paper; M-UCB's scheme generalised).
-  alpha = 0 disables it; alpha is capped at 1 (a probability; floor(K / 1) = K).
+  t mod floor(K / alpha) (deterministic, as in the paper: M-UCB's scheme generalised; t is
+  the global round in the chapter's pseudo-code and in the authors' code). alpha = 0
+  disables it; alpha is capped at 1 (a probability; floor(K / 1) = K).
 * Otherwise (line 6) the kl-UCB index of each arm k on its samples since its last restart
-  tau_k: UCB_k(t) = max{q : n_k kl(mu_k, q) <= f(t - tau_k)} (eq. (6) of the thesis
-  chapter), f(u) = ln u + c ln ln u for u > 1, f(u) = 0 for u <= 1. The paper's analysis
-  has c = 3; ``c = 0`` (default) is the exploration log(t - tau_k) of the authors'
-  experiments and Garivier & Cappé's recommended practice. Ties: lowest index. An arm
-  with no sample since its restart has an infinite index (the shared convention of
+  tau_k: UCB_k(t) = max{q : n_k kl(mu_k, q) <= f(t - tau_k)} (def:6:UCB), with
+  f(u) = ln u + c ln ln u for u > 1 and f(u) = 0 otherwise. The analysis has c = 3;
+  ``c = 0`` (default) is the exploration log(t - tau_k) of the authors' experiments and
+  Garivier & Cappé's recommended practice. Ties: lowest index. An arm with no sample
+  since its restart has an infinite index (the shared convention of
   :mod:`bandits.algorithms.indices`; the paper's max over [0, 1] gives 1 there).
 * Observe Z = the reward mapped to [0, 1] by ``reward_scale`` and clipped to [0, 1]: the
-  test is the Bernoulli GLR, applied to bounded rewards as the paper does (they are
-  sub-Bernoulli, Garivier & Cappé 2011 Lemma 1; Definition 1 of the chapter).
-* The B-GLRT on the pulled arm's n samples since its restart (line 9, Definition 2):
+  test is the Bernoulli GLR applied to bounded rewards, as the paper does (bounded rewards
+  are sub-Bernoulli: Garivier & Cappé 2011, Lemma 1; def:6:subBernoulliDistributions).
+* The B-GLRT on the pulled arm's n samples since its restart (line 9, def:6:GLRDef):
   detect iff sup_s [ s kl(mu_{1:s}, mu_{1:n}) + (n - s) kl(mu_{s+1:n}, mu_{1:n}) ]
-  >= beta(n, delta). Splits s in {1, ..., n-1}: the chapter's Definition writes
-  s in [2, n-1], its proof of Lemma 1 (false alarms) and both authors' codes use s >= 1.
-* On a detection (lines 10-12): ``restart: global`` resets every arm (tau_a = t,
-  n_a = 0), ``restart: local`` only the detecting arm. The sample that triggered the
-  detection is discarded with the rest (Algorithm 1; SMPyBandits keeps it).
+  >= beta(n, delta), over the splits s in {1, ..., n-1}: the Definition writes s in
+  [2, n-1], the proof of Lemma lem:6:FalseAlarm and both authors' codes use s >= 1.
+* On a detection (lines 10-12): ``restart: global`` resets every arm (tau_a = t, n_a = 0),
+  ``restart: local`` only the detecting arm. The sample that triggered the detection is
+  discarded with the rest (Algorithm; authors' code; SMPyBandits keeps it).
 
-Test subsampling (appendix "two numerical optimization tricks", eq. (5) of the chapter):
-the test runs only when n mod Delta_n = 0, counting the arm's samples since its restart
-("instead of sub-sampling for the time t, we propose to sub-sample for the number of
-samples of arm i"; ``check_on: samples``, default), and the sup runs over the splits
-s with s mod Delta_s = 0. ``check_on: rounds`` counts the rounds since the arm's last
-restart instead (the authors' Julia code; it tests at residue 1, one round later).
-Delta_n = Delta_s = 10 is the setting of the chapter's experiments ("two optimizations
-are used, with Delta n = Delta s = 10"; the authors' code uses Delta_s = 5 for global
-restarts). ``check_every = split_every = 1`` is the exact test of Algorithm 1.
+Test subsampling (appendix "two numerical optimization tricks", def:6:GLRTricks): the test
+runs only when n mod Delta_n = 0, counting the arm's samples since its restart ("instead
+of sub-sampling for the time t, we propose to sub-sample for the number of samples of arm
+i"; ``check_on: samples``, default), and the sup runs over the splits s with
+s mod Delta_s = 0. ``check_on: rounds`` counts the rounds since the arm's last restart
+instead (the authors' Julia code; it tests at residue 1, one round later than here).
+Delta_n = Delta_s = 10 is the setting of the chapter's experiments ("two optimizations are
+used, with Delta n = Delta s = 10"; the authors' code uses Delta_s = 5 for global
+restarts). ``check_every = split_every = 1`` is the exact test of the Algorithm.
 
 Threshold beta(n, delta) (``threshold``):
 
 * ``practical`` (default): ln(3 n^{3/2} / delta), "in practice we recommend to keep only
-  the leading term" (chapter, practical considerations; SMPyBandits' variant 0);
+  the leading term" (practical considerations; SMPyBandits' variant 0);
 * ``experiments``: ln(n^{3/2} / delta), the one in the authors' Julia code;
-* ``theory``: 2 T(ln(3 n sqrt(n) / delta) / 2) + 6 ln(1 + ln n), Lemma 1 (false alarm
-  probability <= delta), with T(x) = 2 h~((h^{-1}(1 + x) + ln(2 zeta(2))) / 2),
-  h(u) = u - ln u (u >= 1), h~(x) = e^{1/h^{-1}(x)} h^{-1}(x) if x >= h^{-1}(1 / ln(3/2))
-  else (3/2)(x - ln ln(3/2)).
+* ``theory``: 2 T(ln(3 n sqrt(n) / delta) / 2) + 6 ln(1 + ln n), def:6:beta (Lemma
+  lem:6:FalseAlarm: false alarm probability <= delta), with Kaufmann & Koolen's
+  T(x) = 2 h~((h^{-1}(1 + x) + ln(2 zeta(2))) / 2), h(u) = u - ln u (u >= 1),
+  h~(x) = e^{1/h^{-1}(x)} h^{-1}(x) if x >= h^{-1}(1 / ln(3/2)) else (3/2)(x - ln ln(3/2)).
 
-Tuning (delta default 1/sqrt(T), the authors' code and Corollary 1.1 / 2.1 of the chapter):
+Tuning (delta default 1/sqrt(T): the authors' code, and cor:6:Global / cor:6:Local item 1):
 
 * ``tuning: agnostic`` (default; Upsilon_T unknown, the journal's parameter-free
   algorithm as run in the authors' code): the exploration probability of episode k
-  (k - 1 detections so far) is alpha_k = alpha_0 sqrt(k), alpha_0 = sqrt(K ln T / T).
+  (k - 1 detections so far, on any arm) is alpha_k = alpha_0 sqrt(k),
+  alpha_0 = sqrt(K ln T / T).
 * ``tuning: known``: a constant alpha = sqrt(K Upsilon_T ln T / T) (the authors' code,
   ``alpha_opt``). The chapter's Corollaries use sqrt(Upsilon_T ln T / T) with
   delta = 1/sqrt(Upsilon_T T) for global restarts and sqrt(K Upsilon_T ln T / T) with
@@ -69,12 +72,18 @@ Tuning (delta default 1/sqrt(T), the authors' code and Corollary 1.1 / 2.1 of th
 * ``alpha``: a number in [0, 1] sets a constant alpha directly; ``alpha_scale`` (alpha_0 of
   the chapter's experiments, 0.05 there; 1 in the authors' code) multiplies a tuned alpha.
 
-Implementation: per arm, the prefix sums of its samples since its restart (an array that
-doubles when full), so every split costs O(1):
-s kl(mu_{1:s}, mu_{1:n}) + (n - s) kl(mu_{s+1:n}, mu_{1:n}) = phi(s, S_s) + phi(n - s, S_n - S_s)
-- phi(n, S_n) with phi(m, S) = S ln(S/m) + (m - S) ln(1 - S/m). While an arm's samples
-are all 0/1 the sums are integers and phi is read from a table of m ln m (no logarithm in
-the scan). The literal transcription is :class:`bandits.reference.ReferenceGLRklUCB`.
+Implementation (exact: the same actions and restarts as the literal transcription
+:class:`bandits.reference.ReferenceGLRklUCB`, which a test checks round by round):
+
+* per arm, the prefix sums of its samples since its restart (an array that doubles when
+  full), so a split costs O(1): s kl(mu_{1:s}, mu_{1:n}) + (n - s) kl(mu_{s+1:n}, mu_{1:n})
+  = phi(s, S_s) + phi(n - s, S_n - S_s) - phi(n, S_n), phi(m, S) = S ln(S/m) +
+  (m - S) ln(1 - S/m); while an arm's samples are 0/1, phi is read from a table of m ln m;
+* the scan over the splits is pruned by a convexity bound over blocks of splits
+  (:func:`glr_detects`): O(sqrt(n)) work per test under no change instead of n / Delta_s;
+* the kl-UCB argmax solves Newton's method for one arm at most in most rounds: the last
+  arm played is certified as the argmax by one kl evaluation, the others ruled out by
+  closed-form bounds or one kl evaluation each (:func:`klucb_choice`).
 """
 
 from __future__ import annotations
@@ -102,14 +111,14 @@ ZETA2 = math.pi ** 2 / 6
 
 
 def h_inverse(y):
-    """h^{-1}(y) for h(u) = u - ln u on u >= 1: -W_{-1}(-e^{-y}) (the chapter's footnote writes
-    the principal branch W, which returns the root u <= 1)."""
+    """h^{-1}(y) for h(u) = u - ln u on u >= 1: -W_{-1}(-e^{-y}). The chapter writes
+    -W(-e^{-x}) without naming the branch; the principal one gives the root u <= 1."""
     y = np.asarray(y, dtype=np.float64)
     return -np.real(lambertw(-np.exp(-y), k=-1))
 
 
 def kk_T(x):
-    """Kaufmann & Koolen's T(x) = 2 h~((h^{-1}(1 + x) + ln(2 zeta(2))) / 2) (chapter, eq. (4))."""
+    """Kaufmann & Koolen's T(x) = 2 h~((h^{-1}(1 + x) + ln(2 zeta(2))) / 2) (def:6:function_T)."""
     z = (h_inverse(1.0 + np.asarray(x, dtype=np.float64)) + math.log(2 * ZETA2)) / 2
     cut = float(h_inverse(1.0 / math.log(1.5)))
     hz = h_inverse(np.maximum(z, 1.0 + 1e-12))
@@ -144,7 +153,7 @@ explore_range_jit = njit(cache=True)(explore_range)
 
 @njit(cache=True)
 def klucb_level(u, c):
-    """f(u) = ln u + c ln ln u for u > 1 and 0 otherwise (chapter, before eq. (6))."""
+    """f(u) = ln u + c ln ln u for u > 1 and 0 otherwise (the exploration function of def:6:UCB)."""
     if u <= 1:
         return 0.0
     lu = math.log(u)
