@@ -15,7 +15,7 @@ from bandits.algorithms.glr import (
     glr_threshold,
     h_inverse,
     kk_T,
-    klucb_choice,
+    klucb_argmax,
     klucb_level,
     pair_value,
     phi,
@@ -153,8 +153,10 @@ def test_kl_ucb_choice_is_the_argmax_of_every_index():
         if trial % 7 == 0:
             guess[:] = np.nan
         first = int(rng.integers(0, K))
-        every = [klucb_index(prefix[a, n[a]], n[a], klucb_level(t1 - tau[a], c)) for a in range(K)]
-        assert klucb_choice(prefix, n, tau, t1, c, first, guess, index) == argmax_lowest(np.array(every))
+        totals = np.array([prefix[a, n[a]] for a in range(K)])
+        levels = np.array([klucb_level(t1 - tau[a], c) for a in range(K)])
+        every = [klucb_index(totals[a], n[a], levels[a]) for a in range(K)]
+        assert klucb_argmax(totals, n, levels, first, guess, index) == argmax_lowest(np.array(every))
 
 
 def test_threshold_formulas_by_hand():

@@ -83,7 +83,7 @@ Implementation (exact: the same actions and restarts as the literal transcriptio
   (:func:`glr_detects`): O(sqrt(n)) work per test under no change instead of n / Delta_s;
 * the kl-UCB argmax solves Newton's method for one arm at most in most rounds: the last
   arm played is certified as the argmax by one kl evaluation, the others ruled out by
-  closed-form bounds or one kl evaluation each (:func:`klucb_choice`).
+  closed-form bounds or one kl evaluation each (:func:`klucb_argmax`).
 """
 
 from __future__ import annotations
@@ -199,21 +199,22 @@ def newton_guess(mean, lv, q):
 
 
 @njit(cache=True)
-def klucb_choice(prefix, n, tau, t1, c, first, guess, index):
-    """argmax_lowest of the kl-UCB indices klucb_index(S_k, n_k, f(t1 - tau_k)) without
-    computing most of them. An unseen arm (index +inf) wins first. Else arm ``first`` (the
-    last one played, usually the leader) is certified: with y = (a Newton guess of its index)
-    - 1e-7, kl(mean, y) <= level / n proves its index >= y, and every other arm surely below
-    y - 1e-9 (:func:`surely_below`) can neither be the max nor tie with it (tolerance 1e-12).
-    Otherwise the exact indices (Newton's method, :func:`klucb_index`) of ``first`` and of each
-    arm not surely below the largest exact index so far, and argmax_lowest: the same arm as
-    computing every index, in either case. ``guess`` keeps each arm's last index."""
-    K = n.shape[0]
+def klucb_argmax(totals, counts, levels, first, guess, index):
+    """argmax_lowest of the kl-UCB indices klucb_index(totals[k], counts[k], levels[k]) without
+    computing most of them (any kl-UCB kernel can use it). An unseen arm (index +inf) wins
+    first. Else arm ``first`` (e.g. the last one played, usually the leader) is certified: with
+    y = (a Newton guess of its index from ``guess[first]``) - 1e-7, kl(mean, y) <= level / n
+    proves its index >= y, and every other arm surely below y - 1e-9 (:func:`surely_below`)
+    can neither be the max nor tie with it (tolerance 1e-12). Otherwise the exact indices
+    (Newton's method, :func:`klucb_index`) of ``first`` and of each arm not surely below the
+    largest exact index so far, and argmax_lowest. Either way the same arm as computing every
+    index. ``guess`` keeps each arm's last index (nan: none); ``index`` is scratch space."""
+    K = counts.shape[0]
     for a in range(K):
-        if n[a] == 0:
+        if counts[a] == 0:
             return a
-    mean = prefix[first, n[first]] / n[first]
-    lv = klucb_level(t1 - tau[first], c) / n[first]
+    mean = totals[first] / counts[first]
+    lv = levels[first] / counts[first]
     g = guess[first]
     if not g > mean:
         g = klucb_upper(mean, lv)
@@ -223,24 +224,22 @@ def klucb_choice(prefix, n, tau, t1, c, first, guess, index):
     certified = y > mean and kl_bernoulli(mean, y) <= lv
     if certified:
         for a in range(K):
-            if a != first and not surely_below(prefix[a, n[a]] / n[a], klucb_level(t1 - tau[a], c) / n[a],
-                                               y - 1e-9):
+            if a != first and not surely_below(totals[a] / counts[a], levels[a] / counts[a], y - 1e-9):
                 certified = False
                 break
     if certified:
         return first
     for a in range(K):
         index[a] = -math.inf
-    best = klucb_index(prefix[first, n[first]], n[first], klucb_level(t1 - tau[first], c))
+    best = klucb_index(totals[first], counts[first], levels[first])
     index[first] = best
     guess[first] = best
     for a in range(K):
         if a == first:
             continue
-        level = klucb_level(t1 - tau[a], c)
-        if surely_below(prefix[a, n[a]] / n[a], level / n[a], best - TIE_TOL * max(1.0, abs(best)) - 1e-9):
+        if surely_below(totals[a] / counts[a], levels[a] / counts[a], best - TIE_TOL * max(1.0, abs(best)) - 1e-9):
             continue
-        index[a] = klucb_index(prefix[a, n[a]], n[a], level)
+        index[a] = klucb_index(totals[a], counts[a], levels[a])
         guess[a] = index[a]
         best = max(best, index[a])
     return argmax_lowest(index)
@@ -340,7 +339,7 @@ def glr_klucb_kernel(rewards, lo, scale, beta, alpha0, c, cfg, actions, restarts
     n = np.zeros(K, dtype=np.int64)
     tau = np.zeros(K, dtype=np.int64)
     binary = np.ones(K, dtype=np.bool_)
-    index = np.empty(K)
+    sums, levels, index = np.zeros(K), np.empty(K), np.empty(K)
     stack = np.empty(256, dtype=np.int64)
     guess = np.full(K, np.nan)     # each arm's last kl-UCB index (a starting point only)
     episode = 1
@@ -355,7 +354,9 @@ def glr_klucb_kernel(rewards, lo, scale, beta, alpha0, c, cfg, actions, restarts
             if 1 <= r <= K:
                 arm = r - 1          # forced exploration, lines 3-4
         if arm < 0:                  # kl-UCB, line 6
-            arm = klucb_choice(prefix, n, tau, t1, c, last, guess, index)
+            for a in range(K):
+                levels[a] = klucb_level(t1 - tau[a], c)
+            arm = klucb_argmax(sums, n, levels, last, guess, index)
         actions[t] = arm
         last = arm
         x = (rewards[t, arm] - lo) * scale
@@ -367,6 +368,7 @@ def glr_klucb_kernel(rewards, lo, scale, beta, alpha0, c, cfg, actions, restarts
             grown[:, :prefix.shape[1]] = prefix
             prefix = grown
         prefix[arm, m] = prefix[arm, m - 1] + x
+        sums[arm] = prefix[arm, m]
         n[arm] = m
         if x != 0.0 and x != 1.0:
             binary[arm] = False
@@ -380,6 +382,7 @@ def glr_klucb_kernel(rewards, lo, scale, beta, alpha0, c, cfg, actions, restarts
             for a in range(K):
                 if restart_global == 1 or a == arm:
                     n[a] = 0
+                    sums[a] = 0.0
                     tau[a] = t1
                     binary[a] = True
                     guess[a] = np.nan
