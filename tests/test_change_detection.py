@@ -213,14 +213,19 @@ def test_impossible_or_bad_constants_are_refused():
             bad.check_params()
 
 
-def test_sinusoid_needs_min_change_unless_set():
-    """The sinusoid reports no min_change: the runner refuses, unless algo.min_change is set."""
+def test_min_change_is_needed_unless_set():
+    """A problem that does not report min_change is refused (naming algo.min_change),
+    unless the algorithm sets it."""
+    from bandits.environments import Instance
+
     env = Sinusoid(noise="bernoulli")
     env.check_params(500)
-    inst = env.instance(500)
+    full = env.instance(500)
+    inst = Instance(means=full.means, info={k: v for k, v in full.info.items() if k != "min_change"},
+                    evaluation=full.evaluation)
     for algo in (CUSUMUCB(), MonitoredUCB()):
         assert "min_change" in algo.needs()
-        with pytest.raises(ConfigError, match="min_change"):
+        with pytest.raises(ConfigError, match="algo.min_change="):
             check_needs(algo, "x", inst, "sinusoid")
     for algo in (CUSUMUCB(min_change=0.2), MonitoredUCB(min_change=0.2)):
         check_needs(algo, "x", inst, "sinusoid")

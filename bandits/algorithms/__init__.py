@@ -5,6 +5,7 @@ from bandits.algorithms.bandit_over_bandit import BanditOverBandit
 from bandits.algorithms.change_detection import CUSUMUCB, MonitoredUCB
 from bandits.algorithms.discounted import DiscountedThompson, DiscountedUCB
 from bandits.algorithms.exp3 import EXP3S
+from bandits.algorithms.glr import GLRklUCB
 from bandits.algorithms.master import MasterUCB
 from bandits.algorithms.pricing import MovingWindowPricing, RecordedPrices
 from bandits.algorithms.protocol import is_protocol_policy, play, play_policy
@@ -13,7 +14,7 @@ from bandits.algorithms.sliding_window_ucb import UCB, SlidingWindowUCB
 from bandits.algorithms.stationary import KLUCB, UCB1, OracleRestartUCB
 from bandits.algorithms.thompson import ThompsonSampling
 
-__all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedThompson", "DiscountedUCB", "EXP3S", "KLUCB", "MasterUCB",
+__all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedThompson", "DiscountedUCB", "EXP3S", "GLRklUCB", "KLUCB", "MasterUCB",
            "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB", "RecordedPrices", "SlidingWindowThompson",
            "SlidingWindowUCB", "SlidingWindowUCBGM", "ThompsonSampling", "UCB", "UCB1",
            "is_protocol_policy", "play", "play_policy"]

@@ -6,6 +6,7 @@ as worked examples of the protocol."""
 from bandits.reference.cusum_ucb import ReferenceCUSUMUCB
 from bandits.reference.d_ucb import ReferenceDUCB
 from bandits.reference.discounted_ts import ReferenceDiscountedTS
+from bandits.reference.glr_klucb import ReferenceGLRklUCB
 from bandits.reference.kl_ucb import ReferenceKLUCB
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
 from bandits.reference.m_ucb import ReferenceMUCB
@@ -16,6 +17,6 @@ from bandits.reference.sw_ucb_gm import ReferenceSWUCBGM
 from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
-__all__ = ["ReferenceCUSUMUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceKLUCB", "ReferenceMUCB",
+__all__ = ["ReferenceCUSUMUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceGLRklUCB", "ReferenceKLUCB", "ReferenceMUCB",
            "ReferenceMasterUCB", "ReferenceOracleRestartUCB", "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM",
            "ReferenceThompson", "ReferenceUCB1"]
