@@ -17,6 +17,6 @@ from bandits.reference.sw_ucb_gm import ReferenceSWUCBGM
 from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
-__all__ = ["ReferenceCUSUMUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceGLRklUCB", "ReferenceKLUCB", "ReferenceMUCB",
-           "ReferenceMasterUCB", "ReferenceOracleRestartUCB", "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM",
+__all__ = ["ReferenceCUSUMUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceGLRklUCB", "ReferenceKLUCB",
+           "ReferenceMUCB", "ReferenceMasterUCB", "ReferenceOracleRestartUCB", "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM",
            "ReferenceThompson", "ReferenceUCB1"]
