@@ -218,7 +218,7 @@ def glb_and_semibandit():
 # The K-armed baselines of issue 14 (config names) and their targets in ns per round.
 KARMED_BASELINES = {"ucb1": 100.0, "kl_ucb": 100.0, "thompson": 100.0, "d_ucb": 100.0, "sw_ucb_gm": 100.0,
                     "discounted_ts": 100.0, "sw_ts": 100.0, "cusum_ucb": 100.0, "m_ucb": 100.0,
-                    "oracle_restart_ucb": 100.0, "glr_klucb": 2000.0, "glr_klucb_local": 2000.0,
+                    "oracle_restart_ucb": 100.0, "glr_klucb": 2000.0, "glr_klucb_global": 2000.0,
                     "master_ucb": 1000.0}
 
 

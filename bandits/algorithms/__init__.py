@@ -15,6 +15,6 @@ from bandits.algorithms.stationary import KLUCB, UCB1, OracleRestartUCB
 from bandits.algorithms.thompson import ThompsonSampling
 
 __all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedThompson", "DiscountedUCB", "EXP3S", "GLRklUCB", "KLUCB",
-           "MasterUCB", "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB", "RecordedPrices", "SlidingWindowThompson",
-           "SlidingWindowUCB", "SlidingWindowUCBGM", "ThompsonSampling", "UCB", "UCB1",
+           "MasterUCB", "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB", "RecordedPrices",
+           "SlidingWindowThompson", "SlidingWindowUCB", "SlidingWindowUCBGM", "ThompsonSampling", "UCB", "UCB1",
            "is_protocol_policy", "play", "play_policy"]

@@ -18,5 +18,5 @@ from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
 __all__ = ["ReferenceCUSUMUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceGLRklUCB", "ReferenceKLUCB",
-           "ReferenceMUCB", "ReferenceMasterUCB", "ReferenceOracleRestartUCB", "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM",
-           "ReferenceThompson", "ReferenceUCB1"]
+           "ReferenceMUCB", "ReferenceMasterUCB", "ReferenceOracleRestartUCB", "ReferenceSWTS", "ReferenceSWUCB",
+           "ReferenceSWUCBGM", "ReferenceThompson", "ReferenceUCB1"]

@@ -31,10 +31,10 @@ from experiments.summary import t_interval
 TABLES = ("ns_benchmark.*", "fig2_modern.*")
 
 ORACLES = ("oracle_restart_ucb",)
-DETECTORS = ("glr_klucb", "glr_klucb_local", "cusum_ucb", "m_ucb")
+DETECTORS = ("glr_klucb", "glr_klucb_global", "cusum_ucb", "m_ucb")
 PASSIVE = ("d_ucb", "sw_ucb_gm", "discounted_ts", "sw_ts")
 PIECEWISE = ("abrupt_few", "abrupt_many_small", "suboptimal_changes")
-ORDER = ["glr_klucb", "glr_klucb_local", "cusum_ucb", "m_ucb", "master_ucb", "d_ucb", "sw_ucb_gm", "discounted_ts",
+ORDER = ["glr_klucb", "glr_klucb_global", "cusum_ucb", "m_ucb", "master_ucb", "d_ucb", "sw_ucb_gm", "discounted_ts",
          "sw_ts", "sw_ucb_opt", "sw_ucb_obl", "bob", "exp3s", "ucb1", "kl_ucb", "thompson", "oracle_restart_ucb"]
 
 # The published rates (Upsilon_T fixed, T growing): GLR-klUCB, CUSUM-UCB, M-UCB and
@@ -51,8 +51,8 @@ BOOTSTRAP = {"n_resamples": 2000, "seed": 0}
 
 LABELS.update({"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson sampling", "d_ucb": "D-UCB",
                "sw_ucb_gm": "SW-UCB (G&M)", "discounted_ts": "discounted TS", "sw_ts": "SW-TS",
-               "cusum_ucb": "CUSUM-UCB", "m_ucb": "M-UCB", "glr_klucb": "GLR-klUCB (global)",
-               "glr_klucb_local": "GLR-klUCB (local)", "master_ucb": "MASTER (UCB)",
+               "cusum_ucb": "CUSUM-UCB", "m_ucb": "M-UCB", "glr_klucb": "GLR-klUCB (local)",
+               "glr_klucb_global": "GLR-klUCB (global)", "master_ucb": "MASTER (UCB)",
                "oracle_restart_ucb": "UCB restarted at true changes (oracle)"})
 
 
