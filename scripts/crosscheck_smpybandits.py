@@ -4,8 +4,11 @@ NOT part of CI or ``make test``. The published numbers come from
 
     make crosscheck            # = python scripts/crosscheck_smpybandits.py --jobs 2
 
-(T = 1e4 on three scenarios and T = 1e5 on the first one for the fast policies, 20 trials,
-root seed 0); development runs: ``--T 2000 --trials 3 --large-T 0``.
+that is: the three scenarios of :data:`SCENARIOS` at T = 1e4 and abrupt_k5 at T = 1e5 for the
+policies of :data:`FAST`, 20 trials (SMPyBandits' CUSUM-UCB and GLR-klUCB on the first 10
+tables: ``--slow-trials``), root seed 0, SMPyBandits' ties broken like ours. About 20 minutes
+on 2 cores, nearly all of it SMPyBandits. Development runs:
+``--T 2000 --trials 3 --large-T 0`` (about 30 s).
 
 What it does
 ------------
@@ -83,17 +86,20 @@ PINS = REQUIREMENTS + [
 ]
 
 OUT_DIR = ROOT / "results" / "crosscheck"
+SCRIPT_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]  # a stored SMPyBandits run is reused
+# only if this file, its job and its tables are unchanged
 WARMUP_ROUNDS = 200
 
 # ----------------------------------------------------------------------------- scenarios
 # piecewise_bernoulli configs (means given as rows, change points evenly spaced).
 SCENARIOS = {
-    # K = 5, 4 evenly spaced changes, each switching the best arm.
-    "abrupt_k5": {"means": [[0.2, 0.4, 0.5, 0.6, 0.8],
-                            [0.8, 0.4, 0.5, 0.6, 0.2],
-                            [0.4, 0.3, 0.9, 0.6, 0.2],
-                            [0.3, 0.7, 0.4, 0.5, 0.2],
-                            [0.3, 0.4, 0.4, 0.5, 0.9]]},
+    # K = 5, 4 evenly spaced changes, each switching the best arm; every change moves two arms by >= 0.4
+    # (so M-UCB's tuned forced exploration stays below one round in K at T = 1e4).
+    "abrupt_k5": {"means": [[0.1, 0.2, 0.3, 0.4, 0.9],
+                            [0.9, 0.2, 0.3, 0.4, 0.1],
+                            [0.5, 0.2, 0.9, 0.4, 0.1],
+                            [0.5, 0.8, 0.3, 0.4, 0.1],
+                            [0.5, 0.4, 0.3, 0.4, 0.9]]},
     # K = 3, 4 changes, all in sub-optimal arm 1 (the best arm 0 never moves).
     "suboptimal_k3": {"means": [[0.8, 0.2, 0.5],
                                 [0.8, 0.7, 0.5],
@@ -122,24 +128,36 @@ DEFAULT_FIXES = ("d_ucb", "discounted_ts", "m_ucb")
 STAND_INS = {"sw_ucb_gm": {"name": "sw_ucb"}, "d_ucb": {"name": "ucb"}, "discounted_ts": {"name": "ucb"},
              "cusum_ucb": {"name": "ucb"}, "m_ucb": {"name": "ucb"}, "glr_klucb": {"name": "ucb"}}
 FAST = ("d_ucb", "sw_ucb_gm", "discounted_ts", "m_ucb")  # affordable at T = 1e5 on the SMPyBandits side
+# SMPyBandits' CUSUM-UCB and GLR-klUCB rescan every sample since the arm's restart in plain Python
+# (0.5-7 ms per round at T = 1e4): they run on the first --slow-trials tables only.
+SLOW = ("cusum_ucb", "glr_klucb")
 
 SMPY_NOTES = {
-    "DiscountedUCB": "SMPy bug: discounted_pulls is an int array, so N_gamma is truncated to 1 after every pull "
-                     "(+fix: float); reading: an arm's discounted sums decay only when it is pulled "
-                     "(gamma^(1+Delta_k)), so unpulled arms keep stale N_gamma and n_gamma = sum of stale N",
-    "SWUCB": "reading: log(min(t, tau)) with t = rounds completed (the round index minus 1)",
-    "DiscountedThompson": "SMPy bug: getReward discounts the chosen arm's posterior K-1 extra times and never the "
-                          "others' (+fix: discounts the other arms); prior Beta(1, 1)",
-    "CUSUM_IndexPolicy": "SMPy bug: forced exploration draws randint(0, K-1), never arm K-1 (+fix); reading: the "
-                         "first M samples also enter g+/g- (Liu et al.: s_k = 0 for k <= M), alarm at >= h; "
-                         "statistic recomputed from scratch (O(n) per pull); restart keeps the alarm's sample",
-    "Monitored_IndexPolicy": "SMPy bug: detect_change returns a tuple, always true once a window is full, so M-UCB "
-                             "restarts whenever an arm has w samples (+fix: the test's boolean, and tau on the "
-                             "restarted clock); forced exploration uses ceil(K/gamma) (matched via gamma)",
+    "DiscountedUCB": "SMPy bug: discounted_pulls is an int array, so N_gamma(i) is truncated (to 1 when gamma < 1) "
+                     "at every pull (+fix: floats); reading: an arm's discounted sums decay only when it is pulled "
+                     "(gamma^(1 + rounds since)), so an unpulled arm keeps a stale N_gamma(i) (smaller padding) and "
+                     "n_gamma = sum of stale counts; padding sqrt(alpha log n / (2 N)) with alpha = 8 B^2 xi = G&M's",
+    "SWUCB": "same reading as ours (window of the last tau rounds, log(min(t, tau)) with t = rounds played): "
+             "expected to agree round by round",
+    "DiscountedThompson": "SMPy bug: getReward discounts the chosen arm's posterior K-1 more times and never the "
+                          "others' (+fix: discounts the other arms); numpy's global stream, so no round-by-round "
+                          "comparison",
+    "CUSUM_IndexPolicy": "SMPy bug: forced exploration draws randint(0, K-1), never arm K-1 (+fix: all K); "
+                         "readings: the first M samples also enter g+/g- (Liu et al. and ours: from sample M+1), "
+                         "the alarming sample is kept after a reset (ours: discarded), the statistic is recomputed "
+                         "from all samples at every pull (O(n) per round)",
+    "Monitored_IndexPolicy": "SMPy bug: detect_change returns a tuple, truthy once an arm's window is full, so it "
+                             "restarts whenever an arm has w samples since the restart (+fix: the test's boolean, "
+                             "and tau = 0 on the clock that startGame resets); readings: UCB1 with log(rounds "
+                             "completed since the restart) (ours: log(t - tau), 1-based t), the alarming sample "
+                             "starts the new window; period ceil(K/gamma) matched to ours' floor(K/gamma) (when it "
+                             "equals K SMPyBandits forces every round, ours leaves 1 round in K to UCB)",
     "BernoulliGLR_IndexPolicy_WithDeterministicExploration":
-        "kl-UCB index by bisection (tolerance 1e-4) with level c log(t - tau_k) / N (klUCB_forGLR, c matched); "
-        "forced exploration period ceil(K/alpha) (matched via alpha); threshold log(3 n^1.5 / delta); "
-        "restart keeps the alarm's sample",
+        "readings: kl-UCB level ln(rounds completed since the arm's restart) (ours: ln(t - tau_k), 1-based t) "
+        "by bisection to 1e-4 (ours: Newton to convergence); splits whose first part has s = 1 mod Delta_s "
+        "samples (ours: multiples of Delta_s); the forced-exploration phase restarts at the last restart (ours: the "
+        "round clock t mod floor(K/alpha), period matched); the alarming sample is kept after a restart (ours: "
+        "discarded); threshold ln(3 n^1.5 / delta) as ours' practical one",
 }
 
 
@@ -203,15 +221,19 @@ def _smpy_classes():
                "CUSUM_IndexPolicy+fix": CUSUMFix, "Monitored_IndexPolicy+fix": MonitoredFix}
 
 
-def _klucb_for_glr(P, c):
-    """klUCB_forGLR with exploration constant c (the wrapper cannot pass keyword arguments on)."""
+def _inner(P, name, value):
+    """The wrapped index policy. SMPyBandits' wrappers cannot pass keyword arguments on to
+    it, so a constant is bound in a subclass: UCBalpha's alpha, klUCB_forGLR's c."""
+    if value is None:
+        return getattr(P, name)
+    base, key = {"UCBalpha": (P.UCBalpha, "alpha"), "klUCB_forGLR": (P.klUCB_forGLR, "c")}[name]
 
-    class KlUCBForGLR(P.klUCB_forGLR):
+    class Bound(base):
         def __init__(self, nbArms, **kwargs):
-            super().__init__(nbArms, c=c, **kwargs)
+            super().__init__(nbArms, **{key: value}, **kwargs)
 
-    KlUCBForGLR.__name__ = f"klUCB_forGLR(c={c:g})"
-    return KlUCBForGLR
+    Bound.__name__ = f"{name}({key}={value:g})"
+    return Bound
 
 
 def build_smpy(P, fixes, job):
@@ -219,14 +241,31 @@ def build_smpy(P, fixes, job):
     cls_name, K = job["smpy"], job["K"]
     kwargs = dict(job["kwargs"])
     if "policy" in kwargs:
-        inner = kwargs["policy"]
-        kwargs["policy"] = _klucb_for_glr(P, kwargs.pop("klucb_c")) if inner == "klUCB_forGLR" else getattr(P, inner)
+        kwargs["policy"] = _inner(P, kwargs["policy"], kwargs.pop("policy_constant", None))
     cls = fixes.get(cls_name) or getattr(P, cls_name)
     with contextlib.redirect_stdout(io.StringIO()):
         policy = cls(K, **kwargs)
     for key, value in job.get("attrs", {}).items():
-        setattr(policy, key, value)
+        setattr(policy, key, math.inf if value == "inf" else value)
     return policy
+
+
+def count_restarts(P, policy, counts, i):
+    """Count the restarts a change-detecting policy makes, as its getReward decides them:
+    M-UCB restarts when detect_change's value is truthy (a tuple in 0.9.7), CD-UCB policies
+    when its first element is true. (The wrapper costs ~0.1 us per pull.)"""
+    if not hasattr(policy, "detect_change"):
+        return
+    test = policy.detect_change
+    truthy = isinstance(policy, P.Monitored_IndexPolicy)
+
+    def counted(arm, *args, **kwargs):
+        out = test(arm, *args, **kwargs)
+        if (bool(out) if truthy else (out[0] if isinstance(out, tuple) else bool(out))):
+            counts[i] += 1
+        return out
+
+    policy.detect_change = counted
 
 
 def worker(spec_path: str) -> None:
@@ -242,6 +281,7 @@ def worker(spec_path: str) -> None:
         rewards = data["rewards"]
         T = rewards.shape[1]
         actions = np.empty((len(job["seeds"]), T), dtype=np.int8)
+        restarts = np.zeros(len(job["seeds"]), dtype=np.int64)
         seconds = []
         started = time.perf_counter()
         for i, seed in enumerate(job["seeds"]):
@@ -258,6 +298,7 @@ def worker(spec_path: str) -> None:
             random.seed(seed)
             policy = build_smpy(P, fixes, job)
             policy.startGame()
+            count_restarts(P, policy, restarts, i)
             acts = actions[i]
             start = time.perf_counter()
             with contextlib.redirect_stdout(io.StringIO()):
@@ -267,7 +308,7 @@ def worker(spec_path: str) -> None:
                     policy.getReward(arm, table[t][arm])
             seconds.append(time.perf_counter() - start)
         tmp = out.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, actions=actions, seconds=np.asarray(seconds),
+        np.savez_compressed(tmp, actions=actions, seconds=np.asarray(seconds), restarts=restarts,
                             label=str(policy).encode())
         os.replace(tmp, out)
         print(f"  smpy {job['key']}: {len(job['seeds'])} trials in {time.perf_counter() - started:.1f} s "
@@ -382,89 +423,120 @@ def _get(derived: dict, *names, default=None):
 
 
 def fallback(policy: str, T: int, info: dict) -> dict:
-    """The papers' constants, used on the SMPyBandits side only where our algorithm does not
-    record them (stand-ins): Garivier & Moulines 2011 (gamma, tau, B = 1, xi = 0.6; the same
-    gamma for discounted Thompson sampling), Liu et al. 2018 Cor. 1 without C1, C2
-    (h = log(T/Y), alpha = sqrt(Y/T log(T/Y)), eps = min_change/2, M = 100), Cao et al. 2019
-    Remark (w, b, gamma with delta = min_change), Besson et al. 2022 (delta = 1/sqrt(Y T),
-    alpha = sqrt(Y log T / T), Delta_n = Delta_s = 10, global restarts, f(t) = log t)."""
+    """The papers' constants, under our algorithms' ``derived_`` names, used on the SMPyBandits
+    side only where our algorithm does not record them (stand-ins): Garivier & Moulines 2011
+    (gamma = 1 - sqrt(Y/T)/4, tau = 2 sqrt(T log T / Y), B = 1, xi = 0.6; the same gamma for
+    discounted Thompson sampling), Liu et al. 2018 (h = log(T/Y), alpha = sqrt(Y/T log(T/Y)),
+    eps = min_change/2, M = 100, UCB1), Cao et al. 2019 (w, b, gamma with delta = min_change),
+    Besson et al. 2022 (delta = 1/sqrt(T), alpha = sqrt(K Y log T / T), Delta_n = Delta_s = 10,
+    local restarts). Y = max(1, Upsilon_T)."""
     Y = max(1, int(info.get("Upsilon_T", 1)))
     K = int(info["d"])
-    dmin = float(info.get("min_change") or 0.1) or 0.1
+    dmin = float(info.get("min_change") or 0.1)
     if policy in ("d_ucb", "discounted_ts"):
         return {"gamma": 1 - 0.25 * math.sqrt(Y / T), "B": 1.0, "xi": 0.6}
     if policy == "sw_ucb_gm":
-        return {"window": int(math.ceil(2 * math.sqrt(T * math.log(T) / Y))), "B": 1.0, "xi": 0.6}
+        return {"window": min(T, int(2 * math.sqrt(T * math.log(T) / Y))), "B": 1.0, "xi": 0.6}
     if policy == "cusum_ucb":
-        return {"h": math.log(T / Y), "alpha": math.sqrt(Y / T * math.log(T / Y)), "eps": dmin / 2, "M": 100}
+        return {"h": math.log(T / Y), "alpha": math.sqrt(Y / T * math.log(T / Y)), "epsilon": dmin / 2, "M": 100,
+                "xi": 2.0}
     if policy == "m_ucb":
         w = (4 / dmin ** 2) * (math.sqrt(math.log(2 * K * T ** 2)) + math.sqrt(math.log(2 * T))) ** 2
-        w = int(math.ceil(w)) + int(math.ceil(w)) % 2
+        w = 2 * math.ceil(w / 2)
         b = math.sqrt(w / 2 * math.log(2 * K * T ** 2))
-        return {"w": w, "b": b, "gamma": min(1.0, math.sqrt(Y * K * (2 * b + 3 * math.sqrt(w)) / (2 * T)))}
+        return {"window": w, "b": b, "gamma": min(1.0, math.sqrt(Y * K * (2 * b + 3 * math.sqrt(w)) / (2 * T)))}
     if policy == "glr_klucb":
-        return {"delta": 1 / math.sqrt(Y * T), "alpha": min(1.0, math.sqrt(Y * math.log(T) / T)),
-                "delta_n": 10, "delta_s": 10, "restart": "global", "klucb_c": 1.0}
+        return {"delta": 1 / math.sqrt(T), "alpha0": min(1.0, math.sqrt(K * Y * math.log(T) / T)),
+                "check_every": 10, "split_every": 10, "restart": "local"}
     raise KeyError(policy)
 
 
-def period_match(K: int, rate: float) -> float:
-    """SMPyBandits' forced-exploration rate whose period ceil(K/rate) equals the papers'
-    floor(K/rate) (Cao et al. 2019; Besson et al. 2022)."""
-    if rate <= 0:
-        return 0.0
-    L = max(K, math.floor(K / rate))
-    return K / (L - 0.5)
+def period_rate(K: int, period: int) -> float:
+    """SMPyBandits' forced-exploration rate whose period ceil(K / rate) is ``period`` (ours:
+    floor(K / rate), Cao et al. 2019 and Besson et al. 2022); 0 = no forced exploration."""
+    return 0.0 if period <= 0 else K / (period - 0.5)
 
 
 def smpy_job(policy: str, K: int, T: int, info: dict, derived: dict, stand_in: bool):
-    """(class, kwargs, attrs, params shown, source) of the SMPyBandits policy matched to ours."""
+    """(class, kwargs, attrs, our constants used, their source, notes) of the SMPyBandits
+    policy matched to ours. Attributes are set after construction where the constructor
+    cannot take our value (it recomputes or replaces it)."""
     fb = fallback(policy, T, info)
     d = {} if stand_in else derived
-    used, missing = {}, []
+    used, missing, notes = {}, [], []
 
     def val(key, *names):
-        v = _get(d, *names)
-        if v is None:
-            missing.append(key)
-            v = fb[key]
-        used[key] = v
-        return v
+        for n in names:
+            if n in d:
+                used[key] = d[n]
+                return d[n]
+        missing.append(key)
+        used[key] = fb[key]
+        return fb[key]
 
     cls = POLICIES[policy]["smpy"]
     attrs = {}
     if policy == "d_ucb":
         gamma, B, xi = val("gamma", "gamma"), val("B", "B"), val("xi", "xi")
-        kwargs = {"gamma": gamma, "alpha": 8 * B * B * xi, "useRealDiscount": True}  # 2B sqrt(xi L/N) = sqrt(a L/2N)
+        # G&M's 2 B sqrt(xi log n / N) = SMPyBandits' sqrt(alpha log n / (2 N)) with alpha = 8 B^2 xi
+        kwargs = {"gamma": gamma, "alpha": 8 * B * B * xi, "useRealDiscount": True}
     elif policy == "sw_ucb_gm":
-        tau, B, xi = val("window", "window", "tau"), val("B", "B"), val("xi", "xi")
-        kwargs = {"tau": int(tau), "alpha": B * B * xi}  # B sqrt(xi L/N) = sqrt(a L/N)
+        tau, B, xi = val("window", "window"), val("B", "B"), val("xi", "xi")
+        kwargs = {"tau": int(tau), "alpha": B * B * xi}  # B sqrt(xi L / N) = sqrt(alpha L / N)
     elif policy == "discounted_ts":
         kwargs = {"gamma": val("gamma", "gamma")}
+        prior = d.get("prior", [1.0, 1.0])
+        if list(prior) != [1.0, 1.0]:
+            notes.append(f"ours has prior Beta{tuple(prior)}, SMPyBandits Beta(1, 1)")
     elif policy == "cusum_ucb":
-        h, alpha = val("h", "h", "threshold"), val("alpha", "alpha")
-        eps, M = val("eps", "eps", "epsilon"), val("M", "M")
-        kwargs = {"horizon": T, "max_nb_random_events": max(1, int(info.get("Upsilon_T", 1))), "policy": "UCB",
-                  "epsilon": eps, "min_number_of_observation_between_change_point": int(M),
-                  "lazy_detect_change_only_x_steps": 1, "use_localization": False, "per_arm_restart": True}
-        attrs = {"threshold_h": float(h), "proba_random_exploration": float(alpha)}
+        h, alpha = val("h", "h"), val("alpha", "alpha")
+        eps, M, xi = val("epsilon", "epsilon"), val("M", "M"), val("xi", "xi")
+        detect = h is not None and math.isfinite(h)
+        kwargs = {"horizon": T, "max_nb_random_events": max(1, int(info.get("Upsilon_T", 1))),
+                  "policy": "UCB" if xi == 2 else "UCBalpha", "epsilon": eps,
+                  "min_number_of_observation_between_change_point": int(M),
+                  "lazy_detect_change_only_x_steps": 1 if detect else T + 1,
+                  "use_localization": False, "per_arm_restart": True}
+        if xi != 2:
+            kwargs["policy_constant"] = 2.0 * xi  # UCBalpha: sqrt(alpha log n / (2 N)) = sqrt(xi log n / N)
+        attrs = {"threshold_h": float(h) if detect else "inf", "proba_random_exploration": float(alpha)}
+        if not detect:
+            notes.append("detector off in ours (h = inf): SMPyBandits' test is not run (test step > T)")
     elif policy == "m_ucb":
-        w, b, gamma = val("w", "w", "window"), val("b", "b", "threshold"), val("gamma", "gamma")
-        kwargs = {"horizon": T, "policy": "UCB", "w": int(w), "b": float(b), "gamma": 0.5,
+        w, b, gamma = val("window", "window"), val("b", "b"), val("gamma", "gamma")
+        detect = d.get("detection", w is not None and w <= T) and w is not None
+        period = d.get("period", math.floor(K / gamma) if gamma > 0 else 0)
+        kwargs = {"horizon": T, "policy": "UCB", "w": int(w) if detect else 2 * (T // 2 + 1),
+                  "b": float(b) if b is not None else 1e300, "gamma": 0.5,
                   "per_arm_restart": False, "full_restart_when_refresh": True}
-        attrs = {"gamma": period_match(K, gamma)}  # set after: the constructor replaces gamma = 0
+        attrs = {"gamma": period_rate(K, int(period))}  # the constructor replaces gamma = 0
+        if not detect:
+            notes.append(f"detector off in ours (w = {w} > T or unset): SMPyBandits' window set above T")
     elif policy == "glr_klucb":
-        delta, alpha = val("delta", "delta"), val("alpha", "alpha")
-        dn, ds = val("delta_n", "delta_n", "subsample_n"), val("delta_s", "delta_s", "subsample_s")
-        restart, c = val("restart", "restart"), val("klucb_c", "klucb_c", "c")
-        kwargs = {"horizon": T, "policy": "klUCB_forGLR", "klucb_c": float(c), "delta": float(delta),
-                  "alpha0": period_match(K, alpha), "per_arm_restart": restart == "local",
+        delta, restart = val("delta", "delta"), val("restart", "restart")
+        dn, ds = val("check_every", "check_every"), val("split_every", "split_every")
+        alpha0, grows = val("alpha0", "alpha0"), d.get("alpha_grows", False)
+        threshold, c = d.get("threshold", "practical"), d.get("c", 0.0)
+        if threshold == "experiments":
+            delta *= 3.0  # ln(n^1.5 / delta) = ln(3 n^1.5 / (3 delta))
+        elif threshold != "practical":
+            notes.append(f"ours uses the {threshold} threshold; SMPyBandits runs ln(3 n^1.5 / delta)")
+        if d.get("check_on", "samples") != "samples":
+            notes.append("ours counts Delta_n in rounds since the restart; SMPyBandits in the arm's samples")
+        period = int(math.floor(K / min(alpha0, 1.0))) if alpha0 > 0 else 0
+        kwargs = {"horizon": T, "policy": "klUCB_forGLR", "policy_constant": 1.0, "delta": float(delta),
+                  "alpha0": period_rate(K, period), "per_arm_restart": restart == "local",
                   "lazy_detect_change_only_x_steps": int(dn), "lazy_try_value_s_only_x_steps": int(ds),
                   "use_localization": False}
+        if grows:
+            notes.append("ours grows alpha_k = alpha0 sqrt(k) with the episode (agnostic tuning); SMPyBandits "
+                         "cannot: it runs the constant alpha0")
+        if c != 0:
+            notes.append(f"ours explores with ln u + {c:g} ln ln u; SMPyBandits with ln u (c = 1 x ln)")
     else:
         raise KeyError(policy)
     source = "derived_" if not missing else ("papers (stand-in)" if stand_in else f"papers for {','.join(missing)}")
-    return cls, kwargs, attrs, used, source
+    return cls, kwargs, attrs, used, source, notes
 
 
 # ============================================================================= report
@@ -483,7 +555,8 @@ def mean_se(x: np.ndarray):
 def fmt_table(rows: list) -> str:
     cols = [("scenario", "{}"), ("T", "{}"), ("policy", "{}"), ("smpy", "{}"), ("ours_regret", "{:.1f}"),
             ("ours_se", "{:.1f}"), ("smpy_regret", "{:.1f}"), ("smpy_se", "{:.1f}"), ("z", "{:+.2f}"),
-            ("agreement", "{:.3f}"), ("ours_ns_round", "{:.0f}"), ("smpy_us_round", "{:.1f}"), ("ratio", "{:.0f}")]
+            ("agreement", "{:.3f}"), ("ours_restarts", "{:.1f}"), ("smpy_restarts", "{:.1f}"),
+            ("ours_ns_round", "{:.0f}"), ("smpy_us_round", "{:.1f}"), ("ratio", "{:.0f}")]
     cells = [[c for c, _ in cols]]
     for r in rows:
         cells.append([("-" if isinstance(r[c], float) and math.isnan(r[c]) else f.format(r[c])) for c, f in cols])
@@ -501,6 +574,8 @@ def parse(argv):
     p.add_argument("--large-scenario", default="abrupt_k5")
     p.add_argument("--large-policies", default=",".join(FAST), help="policies of the large case")
     p.add_argument("--trials", type=int, default=20)
+    p.add_argument("--slow-trials", type=int, default=10,
+                   help=f"trials of SMPyBandits' {' and '.join(SLOW)} (the first tables; default 10)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--scenarios", default=",".join(SCENARIOS))
     p.add_argument("--policies", default=",".join(POLICIES))
@@ -587,13 +662,15 @@ def main(argv=None) -> int:
             obj, cfg, stand_in = our_algorithm(policy, ours_specs.get(policy), args.allow_stand_ins)
             actions, seconds, derived, finals = run_ours(obj, policy, instance, rewards, args.seed, T)
             info = dict(instance.info)
-            cls, kwargs, attrs, used, source = smpy_job(policy, K, T, info, derived[0], stand_in)
+            cls, kwargs, attrs, used, source, job_notes = smpy_job(policy, K, T, info, derived[0], stand_in)
             variants = [cls] + ([FIXED[policy]] if policy in fixes and policy in FIXED else [])
             from bandits.simulation import stream
-            seeds = [int(stream(args.seed, 3, T, trial).integers(2 ** 31)) for trial in range(args.trials)]
+            n_smpy = min(args.trials, args.slow_trials) if policy in SLOW else args.trials
+            seeds = [int(stream(args.seed, 3, T, trial).integers(2 ** 31)) for trial in range(n_smpy)]
             for variant in variants:
                 job = {"smpy": variant, "K": K, "kwargs": kwargs, "attrs": attrs, "tables": str(path), "seeds": seeds}
-                key = hashlib.sha256(json.dumps([job, tag, args.smpy_ties], sort_keys=True).encode()).hexdigest()[:12]
+                key = hashlib.sha256(json.dumps([job, tag, args.smpy_ties, SCRIPT_HASH], sort_keys=True).encode()
+                                     ).hexdigest()[:12]
                 job["key"] = f"{scenario}_T{T}_{variant}_{key}"
                 job["out"] = str(work / f"smpy_{job['key']}.npz")
                 if args.rerun and Path(job["out"]).exists():
@@ -606,7 +683,8 @@ def main(argv=None) -> int:
                                 "ours_seconds": seconds, "ours_finals": finals, "stand_in": stand_in,
                                 "ours_config": cfg.get("_target_", "").rsplit(".", 1)[-1] + (
                                     f"[{cfg.get('name')}]" if stand_in else ""),
-                                "derived": derived[0], "used": used, "source": source})
+                                "derived": derived[0], "used": used, "source": source, "job_notes": job_notes,
+                                "ours_restarts": float(np.mean([dd.get("n_restarts", np.nan) for dd in derived]))})
             print(f"  ours {scenario} T={T} {policy}: {np.mean(finals):.1f} "
                   f"({np.median(seconds) / T * 1e9:.0f} ns/round){' [stand-in]' if stand_in else ''}", flush=True)
 
@@ -623,27 +701,32 @@ def main(argv=None) -> int:
         smpy_reg = regrets(r["means"], smpy_actions)
         mo, so = mean_se(ours_reg)
         ms, ss = mean_se(smpy_reg)
-        diff = ours_reg - smpy_reg
+        n = len(smpy_reg)  # SMPyBandits ran the first n tables
+        diff = ours_reg[:n] - smpy_reg
         md, sd = mean_se(diff)
         randomised = POLICIES[r["policy"]]["randomised"] or r["stand_in"]
-        agree = float((r["ours_actions"] == smpy_actions).mean()) if not randomised else float("nan")
+        agree = float((r["ours_actions"][:n] == smpy_actions).mean()) if not randomised else float("nan")
         ours_ns = float(np.median(r["ours_seconds"]) / T * 1e9)
         smpy_us = float(np.median(data["seconds"]) / T * 1e6)
-        notes = SMPY_NOTES.get(r["variant"].split("+")[0], "")
+        notes = "; ".join([*r["job_notes"], SMPY_NOTES.get(r["variant"].split("+")[0], "")])
         if r["variant"].endswith("+fix"):
             notes = "bug-fixed twin (only the faulty line changed); " + notes
         if r["stand_in"]:
             notes = f"STAND-IN: ours ran {r['ours_config']}; " + notes
         rows.append({
-            "scenario": r["scenario"], "T": T, "K": r["K"], "trials": len(ours_reg), "policy": r["policy"],
+            "scenario": r["scenario"], "T": T, "K": r["K"], "trials": len(ours_reg), "smpy_trials": n,
+            "policy": r["policy"],
             "ours_config": r["ours_config"], "smpy": r["variant"], "smpy_label": bytes(data["label"]).decode(),
             "ours_regret": mo, "ours_se": so, "smpy_regret": ms, "smpy_se": ss,
-            "z": (mo - ms) / math.sqrt(so ** 2 + ss ** 2) if so + ss > 0 else float("nan"),
-            "z_paired": md / sd if sd > 0 else float("nan"),
-            "agreement": agree, "ours_ns_round": ours_ns, "smpy_us_round": smpy_us,
+            "z": (mo - ms) / math.sqrt(so ** 2 + ss ** 2) if so + ss > 0 else 0.0 if mo == ms else float("nan"),
+            "z_paired": md / sd if sd > 0 else 0.0 if md == 0 else float("nan"),
+            "agreement": agree, "ours_restarts": r["ours_restarts"],
+            "smpy_restarts": float(data["restarts"].mean()) if "restarts" in data else float("nan"),
+            "ours_ns_round": ours_ns, "smpy_us_round": smpy_us,
             "ratio": smpy_us * 1e3 / ours_ns if ours_ns > 0 else float("nan"),
             "params_source": r["source"], "smpy_params": json.dumps({**r["job"]["kwargs"], **r["job"]["attrs"]}),
-            "ours_derived": json.dumps(r["derived"], default=str), "ties": args.smpy_ties, "seed": args.seed,
+            "ours_derived": json.dumps({k: v for k, v in r["derived"].items() if k != "n_restarts"}, default=str),
+            "ties": args.smpy_ties, "seed": args.seed,
             "notes": notes,
         })
     import pandas as pd
