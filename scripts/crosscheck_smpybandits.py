@@ -256,6 +256,7 @@ def count_restarts(P, policy, counts, i):
     when its first element is true. (The wrapper costs ~0.1 us per pull.)"""
     if not hasattr(policy, "detect_change"):
         return
+    counts[i] = 0
     test = policy.detect_change
     truthy = isinstance(policy, P.Monitored_IndexPolicy)
 
@@ -281,7 +282,7 @@ def worker(spec_path: str) -> None:
         rewards = data["rewards"]
         T = rewards.shape[1]
         actions = np.empty((len(job["seeds"]), T), dtype=np.int8)
-        restarts = np.zeros(len(job["seeds"]), dtype=np.int64)
+        restarts = np.full(len(job["seeds"]), np.nan)  # stays NaN for a policy without a detector
         seconds = []
         started = time.perf_counter()
         for i, seed in enumerate(job["seeds"]):
@@ -611,6 +612,14 @@ def overrides(items) -> dict:
     return out
 
 
+def ours_label(policy: str, spec: dict | None, stand_in: bool) -> str:
+    """Our config as run: its name, or the stand-in's, with any overrides."""
+    if spec is None:
+        return STAND_INS[policy]["name"] if stand_in else policy
+    extra = ",".join(f"{k}={v}" for k, v in spec.items() if k != "name")
+    return spec["name"] + (f"[{extra}]" if extra else "")
+
+
 def run_workers(py: Path, jobs: list, n: int, work: Path, ties: str) -> None:
     todo = [j for j in jobs if not Path(j["out"]).exists()]
     if not todo:
@@ -681,8 +690,7 @@ def main(argv=None) -> int:
                 records.append({"scenario": scenario, "T": T, "K": K, "policy": policy, "variant": variant,
                                 "job": job, "means": instance.means, "ours_actions": actions,
                                 "ours_seconds": seconds, "ours_finals": finals, "stand_in": stand_in,
-                                "ours_config": cfg.get("_target_", "").rsplit(".", 1)[-1] + (
-                                    f"[{cfg.get('name')}]" if stand_in else ""),
+                                "ours_config": ours_label(policy, ours_specs.get(policy), stand_in),
                                 "derived": derived[0], "used": used, "source": source, "job_notes": job_notes,
                                 "ours_restarts": float(np.mean([dd.get("n_restarts", np.nan) for dd in derived]))})
             print(f"  ours {scenario} T={T} {policy}: {np.mean(finals):.1f} "
