@@ -1,4 +1,5 @@
 # make figures [SCALE=quick] [CTX_SCALE=paper] | make test | make lint | make plots | make docs | make bench [UPDATE=1]
+# make crosscheck: our K-armed baselines against SMPyBandits 0.9.7 in its own venv (not part of test/CI)
 # On first use the project is installed (with its extras) into the active virtual or conda
 # environment, or else into a local .venv; `make PYTHON=python3 ...` picks an interpreter.
 BASE_PYTHON ?= python3
@@ -45,7 +46,7 @@ else
 BENCH_OUT := results/bench/bench-$(shell date +%Y%m%d-%H%M%S).csv
 endif
 
-.PHONY: install test lint figures experiments plots docs bench collect clean-runs
+.PHONY: install test lint figures experiments plots docs bench crosscheck collect clean-runs
 
 $(STAMP): pyproject.toml
 	@if [ "$(PYTHON)" = ".venv/bin/python" ] && [ ! -x .venv/bin/python ]; then \
@@ -84,6 +85,11 @@ figures: experiments plots docs
 
 bench: $(STAMP)
 	$(PYTHON) scripts/bench.py --out $(BENCH_OUT)
+
+# Not part of `make test` or CI: creates .crosscheck-venv/ (SMPyBandits 0.9.7, pinned) on first use;
+# writes results/crosscheck/smpybandits.csv. CROSSCHECK_ARGS="--T 2000 --trials 3 --large-T 0" for a short run.
+crosscheck: $(STAMP)
+	$(PYTHON) scripts/crosscheck_smpybandits.py --jobs 2 $(CROSSCHECK_ARGS)
 
 # make collect EXP=fig2a: merge finished cells (from any process or host) and list the missing ones
 collect: $(STAMP)
