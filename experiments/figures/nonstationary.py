@@ -8,6 +8,8 @@ modern baselines.
   and its measured cost per round. Claims: the published rates and orderings of the
   change-detection literature, and MASTER in practice (Gerogiannis, Huang &
   Veeravalli 2024: its tests are rarely triggered, change detection beats it).
+* ``ns_sensitivity``: the benchmark's abrupt_few problem with the constants we read
+  from secondary sources varied (a figure and a leaderboard; no claims).
 * ``fig2_modern.<scenario>``: Figure 2's sinusoid (Bernoulli rewards) and horizons with
   every K-armed baseline; claims: does SW-UCB-opt's (known B_T) or BOB's (unknown B_T)
   advantage over EXP3.S survive against the change-detection methods?
@@ -28,7 +30,7 @@ from experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope
 from experiments.figures.common import LABELS, code_versions, loglog_figure
 from experiments.summary import t_interval
 
-TABLES = ("ns_benchmark.*", "fig2_modern.*")
+TABLES = ("ns_benchmark.*", "fig2_modern.*", "ns_sensitivity")
 
 ORACLES = ("oracle_restart_ucb",)
 DETECTORS = ("glr_klucb", "glr_klucb_global", "cusum_ucb", "m_ucb")
@@ -53,13 +55,17 @@ LABELS.update({"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson samplin
                "sw_ucb_gm": "SW-UCB (G&M)", "discounted_ts": "discounted TS", "sw_ts": "SW-TS",
                "cusum_ucb": "CUSUM-UCB", "m_ucb": "M-UCB", "glr_klucb": "GLR-klUCB (local)",
                "glr_klucb_global": "GLR-klUCB (global)", "master_ucb": "MASTER (UCB)",
-               "oracle_restart_ucb": "UCB restarted at true changes (oracle)"})
+               "oracle_restart_ucb": "UCB restarted at true changes (oracle)",
+               "d_ucb_xi0125": "D-UCB, xi = 1/8", "discounted_ts_g095": "discounted TS, gamma = 0.95",
+               "discounted_ts_g099": "discounted TS, gamma = 0.99", "sw_ts_c4": "SW-TS, window constant 4",
+               "glr_klucb_experiments": "GLR-klUCB (local), threshold of the authors' code"})
 
 
 def draw(tables: dict, out_dir: Path) -> list[dict]:
     claims, boards = [], []
     for name in sorted(tables):
         experiment, _, scenario = name.partition(".")
+        scenario = scenario or experiment  # ns_sensitivity: one problem, no scenarios
         rows = tables[name]
         title = f"{experiment}: {scenario.replace('_', ' ')} (env={rows['env'].iloc[0]})"
         data = loglog_figure(rows, name.replace(".", "_"), title, RATE_HALF if experiment == "ns_benchmark" else {},
@@ -68,7 +74,7 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
         boards.append(board.assign(experiment=experiment))
         if experiment == "ns_benchmark":
             claims += benchmark_claims(name, scenario, rows, data, board)
-        else:
+        elif experiment == "fig2_modern":
             claims += fig2_modern_claims(name, scenario, board)
     if boards:
         out = pd.concat(boards, ignore_index=True)
