@@ -15,12 +15,11 @@ from bandits.algorithms.glr import (
     glr_threshold,
     h_inverse,
     kk_T,
-    klucb_argmax,
     klucb_level,
     pair_value,
     phi,
 )
-from bandits.algorithms.indices import klucb_index
+from bandits.algorithms.indices import klucb_argmax, klucb_index
 from bandits.algorithms.protocol import play_policy
 from bandits.environments import PiecewiseBernoulli
 from bandits.errors import ConfigError
@@ -133,7 +132,9 @@ def test_pruned_scan_decides_as_scanning_every_split():
 
 
 def test_kl_ucb_choice_is_the_argmax_of_every_index():
-    """The certified / pruned argmax equals argmax_lowest of all kl-UCB indices, ties included."""
+    """The shared certified / pruned argmax (bandits.algorithms.indices.klucb_argmax) equals
+    argmax_lowest of all kl-UCB indices on GLR-klUCB's states (a level per arm after local
+    restarts, guesses kept across rounds), ties included."""
     rng = np.random.default_rng(2)
     K = 5
     guess = np.full(K, np.nan)

@@ -83,7 +83,8 @@ Implementation (exact: the same actions and restarts as the literal transcriptio
   (:func:`glr_detects`): O(sqrt(n)) work per test under no change instead of n / Delta_s;
 * the kl-UCB argmax solves Newton's method for one arm at most in most rounds: the last
   arm played is certified as the argmax by one kl evaluation, the others ruled out by
-  closed-form bounds or one kl evaluation each (:func:`klucb_argmax`).
+  closed-form bounds or one kl evaluation each (the shared
+  :func:`bandits.algorithms.indices.klucb_argmax`, exact).
 """
 
 from __future__ import annotations
@@ -101,9 +102,8 @@ from bandits.algorithms.common import (
     own_or_told,
     reward_scale,
 )
-from bandits.algorithms.indices import klucb_index
+from bandits.algorithms.indices import klucb_argmax
 from bandits.errors import ConfigError, require_choice, require_float, require_int
-from bandits.numerics import KL_EPS, TIE_TOL, argmax_lowest, kl_bernoulli
 
 # ----------------------------------------------------------------------------- constants
 
@@ -161,89 +161,6 @@ def klucb_level(u, c):
 
 
 # ----------------------------------------------------------------------------- the kernel
-
-@njit(cache=True)
-def klucb_upper(mean, lv):
-    """An upper bound on klucb_bernoulli(mean, lv) (the kl-UCB index), by three lower bounds on
-    kl(p, q) for q > p: 2 (q - p)^2 (Pinsker), (q - p)^2 / (2 q) and (q - p)^2 / (2 (1 - p)). At
-    the clipped mean, plus 1e-9 (above Newton's stopping error and the 1.0 returned at the top)."""
-    p = min(max(mean, KL_EPS), 1.0 - KL_EPS)
-    lv = max(lv, 0.0)
-    gap = min(math.sqrt(0.5 * lv), lv + math.sqrt(2.0 * p * lv + lv * lv), math.sqrt(2.0 * (1.0 - p) * lv))
-    return p + gap + 1e-9
-
-
-@njit(cache=True)
-def surely_below(mean, lv, x):
-    """True when the kl-UCB index klucb_bernoulli(mean, lv) is surely below x - 1e-12: its
-    upper bound is below x, or kl(mean, x) > lv (kl(mean, .) increases above the mean, so the
-    root is below x). Callers pass x with a 1e-9 margin over Newton's stopping error."""
-    if klucb_upper(mean, lv) < x:
-        return True
-    return x > mean and kl_bernoulli(mean, x) > lv
-
-
-@njit(cache=True)
-def newton_guess(mean, lv, q):
-    """Two Newton steps on kl(mean, q) = lv from q (kept in (mean, 1)): a close guess of the
-    kl-UCB index when q is the arm's index of a recent round (only a guess: it is verified)."""
-    top = 1.0 - KL_EPS
-    pc = min(max(mean, KL_EPS), top)
-    q = min(max(q, pc + 1e-12), top)
-    for _ in range(2):
-        if q <= pc:
-            break
-        q -= (kl_bernoulli(mean, q) - lv) * q * (1.0 - q) / (q - pc)
-        q = min(max(q, pc + 1e-12), top)
-    return q
-
-
-@njit(cache=True)
-def klucb_argmax(totals, counts, levels, first, guess, index):
-    """argmax_lowest of the kl-UCB indices klucb_index(totals[k], counts[k], levels[k]) without
-    computing most of them (any kl-UCB kernel can use it). An unseen arm (index +inf) wins
-    first. Else arm ``first`` (e.g. the last one played, usually the leader) is certified: with
-    y = (a Newton guess of its index from ``guess[first]``) - 1e-7, kl(mean, y) <= level / n
-    proves its index >= y, and every other arm surely below y - 1e-9 (:func:`surely_below`)
-    can neither be the max nor tie with it (tolerance 1e-12). Otherwise the exact indices
-    (Newton's method, :func:`klucb_index`) of ``first`` and of each arm not surely below the
-    largest exact index so far, and argmax_lowest. Either way the same arm as computing every
-    index. ``guess`` keeps each arm's last index (nan: none); ``index`` is scratch space."""
-    K = counts.shape[0]
-    for a in range(K):
-        if counts[a] == 0:
-            return a
-    mean = totals[first] / counts[first]
-    lv = levels[first] / counts[first]
-    g = guess[first]
-    if not g > mean:
-        g = klucb_upper(mean, lv)
-    q = newton_guess(mean, lv, g)
-    guess[first] = q
-    y = q - 1e-7
-    certified = y > mean and kl_bernoulli(mean, y) <= lv
-    if certified:
-        for a in range(K):
-            if a != first and not surely_below(totals[a] / counts[a], levels[a] / counts[a], y - 1e-9):
-                certified = False
-                break
-    if certified:
-        return first
-    for a in range(K):
-        index[a] = -math.inf
-    best = klucb_index(totals[first], counts[first], levels[first])
-    index[first] = best
-    guess[first] = best
-    for a in range(K):
-        if a == first:
-            continue
-        if surely_below(totals[a] / counts[a], levels[a] / counts[a], best - TIE_TOL * max(1.0, abs(best)) - 1e-9):
-            continue
-        index[a] = klucb_index(totals[a], counts[a], levels[a])
-        guess[a] = index[a]
-        best = max(best, index[a])
-    return argmax_lowest(index)
-
 
 @njit(cache=True)
 def phi(m, S):
