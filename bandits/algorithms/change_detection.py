@@ -6,7 +6,7 @@ abstracts): the steps below follow the algorithm boxes as restated by SMPyBandit
 (``Policies/CUSUM_UCB.py``, ``CD_UCB.py``, ``Monitored_UCB.py``: Besson's docstrings give
 the formulas with the papers' theorem numbers) and by Besson, Kaufmann et al.'s own code
 for their benchmark (``PiecewiseStationaryBandits/Algos.jl``); where these differ the
-reading taken is named. ``docs/fidelity/change_detection.md`` lists every one.
+reading taken is named. ``docs/baselines.md`` (its fidelity tables) lists every one.
 
 Rewards are read as x = (y - lo) * scale in [0, 1] (:func:`bandits.algorithms.common.reward_scale`),
 not clipped: both detectors and both UCB indices are linear in x, only their thresholds

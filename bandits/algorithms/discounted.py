@@ -49,7 +49,7 @@ Constants (each a config key, ``bandits/conf/algo/d_ucb.yaml``):
 * ``B`` = 1: the bound on the rewards, which are mapped to [0, 1].
 * ``xi`` = 0.6: G&M's theorems need xi > 1/2. The value 0.6 is the one carried by
   reimplementations of their simulation section (with tau = 4 sqrt(T log T)); the
-  paper's own text was not at hand here: a reading (docs/fidelity/passive.md).
+  paper's own text was not at hand here: a reading (docs/baselines.md).
   SMPyBandits' ``DiscountedUCB`` pads with sqrt(alpha log n / (2 N)), alpha = 1: that is
   G&M's form with xi = alpha / 8 = 1/8 (below 1/2; set ``xi: 0.125`` to run that
   reading). Any xi > 0 is accepted.

@@ -11,7 +11,7 @@ experiments paragraph and the appendix "two numerical optimization tricks") and 
 authors' own Julia code that reproduces the journal's experiments (E. Kaufmann,
 ``PiecewiseStationaryBandits``: ``Algos.jl``, ``main_NonStat.jl``; its README cites the
 four-author paper). Where they differ we name the reading; SMPyBandits' ``GLR_UCB.py`` /
-``CD_UCB.py`` is a third reading, compared in ``docs/fidelity/glr.md``.
+``CD_UCB.py`` is a third reading, compared in ``docs/baselines.md`` (its fidelity tables).
 
 One round t = 1, 2, ... (1-based here; the kernel's row index is t - 1), Algorithm GLR-klUCB:
 

@@ -8,7 +8,7 @@ Source note. The paper's text was not readable in this session (the search corpo
 hold its abstract only). The steps and constants below are the algorithm boxes as we
 recall them (Alg. 1 MALG, Alg. 2 MASTER with Tests 1 and 2, Assumption 1); each is a
 config key with that value as its default, and every one is listed in
-``docs/fidelity/master.md`` as "recalled, to verify against the paper's text". Public
+``docs/baselines.md`` (its fidelity tables) as "recalled, to verify against the paper's text". Public
 code seen: Veness et al.'s MALG over UCB1 (Partition Tree Weighting repository,
 ``MalgUCB``: the same scheduling rule and rho(t) = sqrt(K/t) + K/t; its MASTER is
 unimplemented). No code was copied.
@@ -27,7 +27,7 @@ first pull of each arm), with C = ``rho_constant`` = 1 and c_lin = ``rho_linear`
 (the paper's rate is stated up to constants and logarithms, O~(sqrt(K/t)); 1 is our
 reading, the same as Veness et al.'s. A constant provable for this UCB1 on its good
 event is larger: C = 4 sqrt(ucb_c log T) + sqrt(log(1/delta) / (2K)), about 20 at
-T = 1e5, K = 5, which would only raise the thresholds; docs/fidelity/master.md).
+T = 1e5, K = 5, which would only raise the thresholds; docs/baselines.md).
 
 MALG (Alg. 1), a block of order n (length 2^n) starting at round t_n: at every
 position tau = t - t_n of the block, for m = n, n-1, ..., 0 with 2^m dividing tau,

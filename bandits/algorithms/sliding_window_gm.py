@@ -30,7 +30,7 @@ left the window is the limit N -> 0 of the padding. (Hedging's SW-UCB,
   ``algo.Upsilon_T``); an integer overrides it. Upsilon_T = 0: tau = T, the whole
   history (UCB with padding B sqrt(xi log t / N_i), the stationary limit).
 * ``B`` = 1 (rewards mapped to [0, 1]); ``xi`` = 0.6, as for D-UCB (G&M need xi > 1/2;
-  the value is a reading, docs/fidelity/passive.md). SMPyBandits' ``SWUCB`` pads with
+  the value is a reading, docs/baselines.md). SMPyBandits' ``SWUCB`` pads with
   sqrt(alpha log(min(t, tau)) / N), alpha = 1: G&M's form with xi = 1 (B = 1); its
   ``SWUCBPlus`` window is 4 sqrt(T log T), G&M's simulation value, which ignores
   Upsilon_T.
