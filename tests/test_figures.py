@@ -252,3 +252,34 @@ def test_reference_line_drawn_once_per_exponent():
     assert labels[:3] == ["a: slope 0.70", "b: slope 0.65", "c"]  # no theory text; no slope where none is measured
     reference = ax.lines[3]  # anchored at the first point of the first curve with that rate
     assert reference.get_ydata()[0] == pytest.approx(10.0) and reference.get_xdata()[0] == 1000
+
+
+def test_ns_benchmark_leaderboard_and_claims(tmp_path):
+    """The benchmark's plot stage: a figure per scenario; a leaderboard whose best learner
+    has ratio 1 and rank 1, whose ratios are mean regrets over the best's with intervals
+    around them, where the oracle is never best; and the MASTER and detection claims."""
+    keep = ["~algos." + a for a in ("sw_ucb_obl", "bob", "exp3s", "thompson", "discounted_ts", "sw_ts", "d_ucb",
+                                    "sw_ucb_gm", "glr_klucb_global", "kl_ucb")]
+    runner.run(compose(["+experiment=ns_benchmark", "trials=3", "T=[1000,2000,4000]", f"results_dir={tmp_path}",
+                        "~scenarios.slow_drift", "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small",
+                        "~scenarios.stationary", *keep]), progress=False)
+    figures.main(["--results", str(tmp_path)])
+    for scenario in ("abrupt_few", "suboptimal_changes"):
+        assert (tmp_path / "figures" / f"ns_benchmark_{scenario}.png").stat().st_size > 0
+    board = pd.read_csv(tmp_path / "figures" / "ns_benchmark_leaderboard.csv")
+    assert set(board["scenario"]) == {"abrupt_few", "suboptimal_changes"} and set(board["T"]) == {1000, 2000, 4000}
+    for (_, _), g in board.groupby(["scenario", "T"]):
+        learners = g[g["algo"] != "oracle_restart_ucb"]
+        best = learners.loc[learners["mean_regret"].idxmin()]
+        assert (g["best"] == best["algo"]).all() and best["rank"] == 1 and best["ratio_to_best"] == 1
+        assert g["ratio_to_best"].to_numpy() == pytest.approx(g["mean_regret"].to_numpy() / best["mean_regret"],
+                                                              rel=1e-3)
+        inside = (g["ratio_ci_low"] <= g["ratio_to_best"] + 1e-9) & (g["ratio_to_best"] <= g["ratio_ci_high"] + 1e-9)
+        assert inside.all()
+        assert g.loc[g["algo"] == "oracle_restart_ucb", "rank"].isna().all()
+        assert (g["ns_per_round"] > 0).all()
+    claims = pd.read_csv(tmp_path / "claims.csv")
+    few = claims[claims["figure"] == "ns_benchmark_abrupt_few"]
+    assert few["claim"].str.contains("MASTER's tests are rarely triggered").sum() == 1
+    assert few["claim"].str.contains("change detection beats MASTER").sum() == 2
+    assert few["claim"].str.contains("GLR-klUCB \\(local\\): regret grows like").sum() == 1
