@@ -631,6 +631,13 @@ def context(inputs: Inputs) -> dict:
     def rows(data) -> list:
         return frame(data).to_dict("records")
 
+    def algo_needs(name: str) -> list:
+        """What the algorithm config ``name`` must be told by the environment (its ``needs()``)."""
+        from bandits.simulation import needs
+        from experiments.runner import build
+
+        return list(needs(build(registry.group_config("algo", name), "algo")[1]))
+
     def result_csv(rel: str) -> pd.DataFrame:
         """Any CSV of the results folder (``crosscheck/smpybandits.csv``)."""
         return inputs.csv(rel)
@@ -666,7 +673,7 @@ def context(inputs: Inputs) -> dict:
         "algo_kinds": registry._algo_kinds, "env_kinds": env_kinds, "experiment_config": experiment_config,
         "config_keys": config_keys, "docstring_md": docstring_md, "signature": signature,
         "table_columns": table_columns, "test_files": test_files, "code_value": code_value,
-        "file_text": file_text, "result_csv": result_csv, "leaderboard": leaderboard,
+        "file_text": file_text, "result_csv": result_csv, "leaderboard": leaderboard, "algo_needs": algo_needs,
         "learner_keys": LEARNER_KEYS, "problem_kinds": PROBLEM_KINDS, "math": math,
         "num": num, "pct": pct, "sci": sci, "horizon_of": horizon_of,
     }

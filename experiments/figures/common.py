@@ -207,12 +207,13 @@ def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo", legend_
     distinct theoretical rate of ``theory`` (label -> (exponent, "a/b")) once, as a
     reference power law anchored at the first point of the first curve that has it."""
     references: dict = {}
-    for label in in_order(data[key].unique(), theory):
+    for i, label in enumerate(in_order(data[key].unique(), theory)):
         d = data[data[key] == label].sort_values("T")
         slope = d["fitted_slope"].iloc[0]
         name = LABELS.get(label, label)
-        band_line(ax, d["T"], d["mean_regret"], d["ci_low"], d["ci_high"], marker="o", ms=3,
-                  label=f"{name}: slope {slope:.2f}" if np.isfinite(slope) else name)
+        # beyond the 10 colours of the cycle, a new line style keeps every curve distinct
+        band_line(ax, d["T"], d["mean_regret"], d["ci_low"], d["ci_high"], marker="os^"[i // 10 % 3], ms=3,
+                  ls=("-", "--", ":")[i // 10 % 3], label=f"{name}: slope {slope:.2f}" if np.isfinite(slope) else name)
         exponent, text = theory.get(label, (float("nan"), ""))
         anchor = d["mean_regret"].iloc[0]
         if np.isfinite(exponent) and round(exponent, 6) not in references and anchor > 0:
