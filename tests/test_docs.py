@@ -34,6 +34,9 @@ def committed_results(dest: Path) -> Path:
     for path in (RESULTS / "figures").iterdir():
         if path.suffix in (".csv", ".png"):
             shutil.copy(path, out / "figures" / path.name)
+    if (RESULTS / "crosscheck" / "smpybandits.csv").exists():  # make crosscheck's report (not run in CI)
+        (out / "crosscheck").mkdir()
+        shutil.copy(RESULTS / "crosscheck" / "smpybandits.csv", out / "crosscheck" / "smpybandits.csv")
     return out
 
 

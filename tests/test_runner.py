@@ -257,8 +257,8 @@ def test_scenarios_are_all_validated_before_any_runs(tmp_path):
     from bandits.errors import ConfigError
 
     cfg = compose(SMALL + [f"results_dir={tmp_path}", "+experiment=ns_benchmark", "T=[600]", "trials=1",
-                           "scenarios.stationary.K=1"])
-    with pytest.raises(ConfigError, match="env.K"):
+                           "scenarios.stationary.means=[[2.0,0.1]]"])
+    with pytest.raises(ConfigError, match="env.means"):
         runner.run(cfg, progress=False)
     assert not (tmp_path / "tables").exists() and not (tmp_path / "runs").exists()
 
