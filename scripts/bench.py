@@ -6,8 +6,9 @@ Kernels are timed on ``play`` alone (no reward generation, no bookkeeping), medi
 over trials, at T = 1e5; compile time is measured separately, in a fresh numba cache
 (``compile_s``). Ratios are measured within one case, in one run: the compiled SW-UCB
 against the same algorithm as a plain-Python protocol policy (``speedup``). The last
-cases time Figures 2 (a)+(b), 3+4 and 5 at full paper scale with n_jobs=2, end to end
-through run.py.
+cases time Figures 2 (a)+(b), 3+4 and 5 at full paper scale and the K-armed benchmark
+``ns_benchmark`` (about 20 minutes) with n_jobs=2, end to end through run.py
+(``--skip-figures`` leaves them out).
 
     python scripts/bench.py [--trials 5] [--skip-figures] [--only sw_ucb,bob] [--out results/bench.csv]
 """
@@ -238,9 +239,12 @@ def karmed_baselines():
 
 
 def full_scale_figures():
-    """Figures 2 (a)+(b), 3+4 and 5 at full paper scale, end to end through run.py."""
+    """Figures 2 (a)+(b), 3+4 and 5 at full paper scale and the K-armed benchmark, end to end
+through run.py."""
     rows = []
-    for experiments, target in ((("fig2a", "fig2b"), 180.0), (("fig3", "fig4"), 240.0), (("fig5",), 300.0)):
+    # ns_benchmark: every K-armed baseline, 6 scenarios, T up to 1e6, 50 trials (about 20 minutes)
+    for experiments, target in ((("fig2a", "fig2b"), 180.0), (("fig3", "fig4"), 240.0), (("fig5",), 300.0),
+                                (("ns_benchmark",), 1200.0)):
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
             for exp in experiments:
