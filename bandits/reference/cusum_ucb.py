@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from bandits.numerics import TIE_TOL
+from bandits.reference.common import lowest_argmax
 
 
 class ReferenceCUSUMUCB:
@@ -61,10 +61,7 @@ class ReferenceCUSUMUCB:
                 scores.append(math.inf)
             else:
                 scores.append(sum(s) / len(s) + math.sqrt(self.xi * (math.log(n_t) if n_t > 0 else 0.0) / len(s)))
-        top = max(scores)
-        if top == math.inf:
-            return scores.index(math.inf)
-        return next(i for i, v in enumerate(scores) if v >= top - TIE_TOL * max(1.0, abs(top)))
+        return lowest_argmax(scores)
 
     def cusum_alarm(self, ys):
         """Alg. 2 over ys = y_1, y_2, ...: 1 as soon as g+ or g- exceeds h."""

@@ -18,16 +18,8 @@ import math
 
 import numpy as np
 
-from bandits.numerics import TIE_TOL
-
-
-def lowest_argmax(scores):
-    """The tie rule: the lowest index within TIE_TOL (relative) of the maximum."""
-    scores = np.asarray(scores, dtype=float)
-    top = scores.max()
-    if top == math.inf:
-        return int(np.flatnonzero(scores == math.inf)[0])
-    return int(np.flatnonzero(scores >= top - TIE_TOL * max(1.0, abs(top)))[0])
+from bandits.algorithms.common import reward_scale
+from bandits.reference.common import lowest_argmax
 
 
 class ReferenceDUCB:
@@ -51,8 +43,7 @@ class ReferenceDUCB:
             self.gamma_ = 1.0 - 0.25 * math.sqrt(upsilon / horizon)
         else:
             self.gamma_ = float(self.gamma)
-        lo, hi = self.reward_range if self.reward_range is not None else info["reward_range"]
-        self.lo_, self.scale_ = float(lo), 1.0 / (float(hi) - float(lo))
+        self.lo_, self.scale_ = reward_scale(self, info)
         self.arms_ = np.zeros(horizon, dtype=np.int64)
         self.x_ = np.zeros(horizon)
 

@@ -20,7 +20,8 @@ import math
 
 import numpy as np
 
-from bandits.reference.d_ucb import lowest_argmax
+from bandits.algorithms.common import reward_scale
+from bandits.reference.common import lowest_argmax
 
 
 class ReferenceDiscountedTS:
@@ -45,8 +46,7 @@ class ReferenceDiscountedTS:
             self.gamma_ = 1.0 - 0.25 * math.sqrt(upsilon / horizon)
         else:
             self.gamma_ = float(self.gamma)
-        lo, hi = self.reward_range if self.reward_range is not None else info["reward_range"]
-        self.lo_, self.scale_ = float(lo), 1.0 / (float(hi) - float(lo))
+        self.lo_, self.scale_ = reward_scale(self, info)
         self.arms_ = np.zeros(horizon, dtype=np.int64)
         self.r_ = np.zeros(horizon)
 

@@ -19,7 +19,8 @@ import math
 from bandits.algorithms.common import reward_scale
 from bandits.algorithms.glr import glr_threshold
 from bandits.algorithms.indices import klucb_index
-from bandits.numerics import TIE_TOL, kl_bernoulli
+from bandits.numerics import kl_bernoulli
+from bandits.reference.common import lowest_argmax
 
 
 class ReferenceGLRklUCB:
@@ -89,10 +90,7 @@ class ReferenceGLRklUCB:
             if 1 <= t1 % R <= self.K_:
                 return t1 % R - 1
         ucb = [klucb_index(sum(Z), len(Z), self.f(t1 - self.tau_[a])) for a, Z in enumerate(self.Z_)]
-        top = max(ucb)
-        if top == math.inf:
-            return ucb.index(math.inf)
-        return next(a for a, u in enumerate(ucb) if u >= top - TIE_TOL * max(1.0, abs(top)))
+        return lowest_argmax(ucb)
 
     def glr(self, Z):
         """Definition 2 on the splits s = split_every, 2 split_every, ... < n."""

@@ -15,7 +15,7 @@ import math
 
 from bandits.algorithms.common import reward_scale
 from bandits.algorithms.indices import klucb_index
-from bandits.reference.ucb1 import lowest_argmax
+from bandits.reference.common import lowest_argmax
 
 
 class ReferenceKLUCB:

@@ -19,7 +19,7 @@ from collections import deque
 import numpy as np
 
 from bandits.errors import require_float, require_int
-from bandits.numerics import TIE_TOL
+from bandits.reference.common import lowest_argmax
 
 
 class ReferenceSWUCB:
@@ -63,8 +63,7 @@ class ReferenceSWUCB:
         Vinv = np.linalg.inv(V)
         scores = np.array([x @ theta + self.beta_ * math.sqrt(x @ Vinv @ x) for x in D])
         # ties (within TIE_TOL relative, as rounding makes exact ties unreliable) go to the lowest index
-        top = scores.max()
-        return int(np.flatnonzero(scores >= top - TIE_TOL * max(1.0, abs(top)))[0])
+        return lowest_argmax(scores)
 
     def update(self, t, arm, reward):
         self.history_.append((self._actions(t)[arm], reward))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from bandits.numerics import TIE_TOL
+from bandits.reference.common import lowest_argmax
 
 
 class ReferenceMUCB:
@@ -76,10 +76,7 @@ class ReferenceMUCB:
                 scores.append(math.inf)
             else:
                 scores.append(sum(z) / len(z) + math.sqrt(2 * math.log(t1 - self.tau_) / len(z)))
-        top = max(scores)
-        if top == math.inf:
-            return scores.index(math.inf)
-        return next(i for i, v in enumerate(scores) if v >= top - TIE_TOL * max(1.0, abs(top)))
+        return lowest_argmax(scores)
 
     def change_detected(self, ys):
         """Alg. 1, CD(w, b) on the last w samples ys (oldest first)."""

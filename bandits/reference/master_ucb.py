@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 
-from bandits.numerics import TIE_TOL
+from bandits.algorithms.common import reward_scale
+from bandits.reference.common import lowest_argmax
 
 
 class _UCB1:
@@ -51,11 +52,7 @@ class _UCB1:
 
     def act(self):
         scores = self.indices()
-        top = max(scores)
-        if top == math.inf:
-            return scores.index(math.inf)
-        cut = top - TIE_TOL * max(1.0, abs(top))
-        return next(a for a, v in enumerate(scores) if v >= cut)
+        return lowest_argmax(scores)
 
     def update(self, arm, x):
         self.rounds += 1
@@ -90,8 +87,7 @@ class ReferenceMasterUCB:
 
     def reset(self, n_arms, horizon, rng, info):
         self.K, self.T, self.rng = n_arms, horizon, rng
-        lo, hi = self.reward_range if self.reward_range is not None else info["reward_range"]
-        self.lo, self.scale = float(lo), 1.0 / (float(hi) - float(lo))
+        self.lo, self.scale = reward_scale(self, info)
         delta = 1.0 / horizon if self.delta is None else self.delta
         self.hat = self.rho_hat_constant * (math.log2(horizon) + 1.0) * math.log(horizon / delta)
         self.events = []  # (first round of the new block, cause: 0 block end, 1/2/3 Test 1/2/both)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bandits.reference.d_ucb import lowest_argmax
+from bandits.algorithms.common import reward_scale
+from bandits.reference.common import lowest_argmax
 from bandits.reference.sw_ucb_gm import tuned_window
 
 
@@ -42,8 +43,7 @@ class ReferenceSWTS:
             self.tau_ = tuned_window(horizon, upsilon, self.window_constant)
         else:
             self.tau_ = int(self.window)
-        lo, hi = self.reward_range if self.reward_range is not None else info["reward_range"]
-        self.lo_, self.scale_ = float(lo), 1.0 / (float(hi) - float(lo))
+        self.lo_, self.scale_ = reward_scale(self, info)
         self.arms_ = np.zeros(horizon, dtype=np.int64)
         self.r_ = np.zeros(horizon)
 

@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from bandits.reference.d_ucb import lowest_argmax
+from bandits.algorithms.common import reward_scale
+from bandits.reference.common import lowest_argmax
 
 
 def tuned_window(T, upsilon, constant):
@@ -48,8 +49,7 @@ class ReferenceSWUCBGM:
             self.tau_ = tuned_window(horizon, upsilon, 2 * self.B)
         else:
             self.tau_ = int(self.window)
-        lo, hi = self.reward_range if self.reward_range is not None else info["reward_range"]
-        self.lo_, self.scale_ = float(lo), 1.0 / (float(hi) - float(lo))
+        self.lo_, self.scale_ = reward_scale(self, info)
         self.arms_ = np.zeros(horizon, dtype=np.int64)
         self.x_ = np.zeros(horizon)
 

@@ -11,7 +11,7 @@ uniform u and r = 1 if u < r~; S_i += r, F_i += 1 - r. Draws in the same order a
 from __future__ import annotations
 
 from bandits.algorithms.common import reward_scale
-from bandits.reference.ucb1 import lowest_argmax
+from bandits.reference.common import lowest_argmax
 
 
 class ReferenceThompson:

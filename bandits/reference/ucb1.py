@@ -16,13 +16,7 @@ import math
 
 from bandits.algorithms.common import reward_scale
 from bandits.algorithms.indices import ucb1_index
-from bandits.numerics import TIE_TOL
-
-
-def lowest_argmax(scores) -> int:
-    """The lowest index within TIE_TOL (relative) of the maximum (the spec's tie rule)."""
-    top = max(scores)
-    return next(i for i, v in enumerate(scores) if v >= top - TIE_TOL * max(1.0, abs(top)))
+from bandits.reference.common import lowest_argmax
 
 
 class ReferenceUCB1:
