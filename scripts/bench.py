@@ -238,6 +238,21 @@ def karmed_baselines():
                        target) for name, target in KARMED_BASELINES.items()]
 
 
+# The later linear baselines (config names) and their targets in ns per round, d = 5, 40 fresh actions.
+LINEAR_BASELINES = {"d_linucb": 1500.0, "restart_linucb": 1500.0, "restart_linucb_bob": 1500.0,
+                    "master_oful": 5000.0}
+
+
+def modern_baselines():
+    """D-LinUCB, RestartUCB (tuned with B_T and by BOB) and MASTER over OFUL on the Figure 4
+    problem (d = 5, 40 fresh actions per round); one MASTER-over-epsilon-greedy trial at
+    T = 1e5, K = 5, N = 500 (target 10 s)."""
+    rows = [kernel_row(f"{name}_d5_K40", lambda name=name: from_config(name), "linear", target)
+            for name, target in LINEAR_BASELINES.items()]
+    rows.append(one_trial_row("master_ctx_trial_T1e5_K5_N500", from_config("master_ctx"), "contextual", T, 10.0))
+    return rows
+
+
 def full_scale_figures():
     """Figures 2 (a)+(b), 3+4 and 5 at full paper scale and the K-armed benchmark, end to end
 through run.py."""
@@ -267,6 +282,7 @@ CASES = {
     "oracle_calls": oracle_calls,
     "glb_and_semibandit": glb_and_semibandit,
     "karmed_baselines": karmed_baselines,
+    "modern_baselines": modern_baselines,
     "figures": full_scale_figures,
 }
 COLUMNS = ["case", "ns_per_round", "rounds", "trials", "target_ns", "meets_target", "compile_s", "speedup", "wall_s",

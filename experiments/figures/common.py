@@ -31,7 +31,9 @@ LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": "EXP3
           "ada_iltcb_plus_noreplay": "Ada-ILTCB+ without replay",
           "sw_ucb_glb_opt": "SW-UCB-GLB-opt", "sw_ucb_glb_obl": "SW-UCB-GLB-obl", "bob_glb": "BOB (GLB)",
           "glm_ucb": "GLM-UCB", "sw_ucb_comb_opt": "SW-UCB-comb-opt", "sw_ucb_comb_obl": "SW-UCB-comb-obl",
-          "bob_semibandit": "BOB (semi-bandit)", "cucb": "CUCB"}
+          "bob_semibandit": "BOB (semi-bandit)", "cucb": "CUCB",
+          "d_linucb": "D-LinUCB", "restart_linucb": "RestartUCB", "restart_linucb_bob": "RestartUCB-BOB",
+          "master_oful": "MASTER-OFUL", "master_ctx": "MASTER (epsilon-greedy)"}
 
 LINE_WIDTH = 100  # notices and the printed claims table fit a terminal this wide
 MIN_HORIZONS = 3  # the slope rule (package docstring)

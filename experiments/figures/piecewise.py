@@ -3,6 +3,14 @@
 paper's statements on them; then the same statements on every instance of the
 ``fig3_instances`` / ``fig4_instances`` sweeps (one root seed each), reported as the
 number of instances on which each holds.
+
+The paper's panels and statements use the paper's algorithms only (:data:`PIECEWISE_ORDER`).
+The later baselines run in the same trials (same instance, same noise; their random
+streams are keyed by name, so the paper's curves are unchanged) and get their own
+panel, ``fig3_modern`` / ``fig4_modern`` (regret of every algorithm), and two
+statements of ours: the paper's "BOB is best among the algorithms that do not know
+B_T" and "SW-UCB-opt is best among those that do", with the modern baselines in their
+groups (:data:`KNOWS_B_T`, :data:`UNKNOWN_B_T_MODERN`).
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.figures.claims import have, skip, verdict
-from experiments.figures.common import curve_figure
+from experiments.figures.common import LABELS, curve_figure
 
 TABLES = ("fig3", "fig4", "fig3_instances", "fig4_instances")
 FIGURES = {"fig3": "2 arms (d = 2)", "fig4": "linear, d = 5, 40 actions"}
@@ -23,11 +31,17 @@ COMPARABLE = 0.10
 MUCH_BETTER = 2.0
 PIECEWISE_ORDER = ["sw_ucb_opt", "exp3s", "bob", "sw_ucb_obl", "ucb"]
 UNKNOWN_B_T = ["bob", "sw_ucb_obl", "ucb"]
+# The later baselines and which group each belongs to: D-LinUCB's discount and RestartUCB's
+# period are tuned with B_T; MASTER and RestartUCB tuned by BOB are parameter-free.
+MODERN = ["d_linucb", "restart_linucb", "restart_linucb_bob", "master_oful"]
+KNOWS_B_T = ["sw_ucb_opt", "exp3s", "d_linucb", "restart_linucb"]
+UNKNOWN_B_T_MODERN = [*UNKNOWN_B_T, "restart_linucb_bob", "master_oful"]
 
 
 def draw(tables: dict, out_dir: Path) -> list[dict]:
     final = {fig: reward_and_regret_figures(fig, tables[fig], out_dir) for fig in FIGURES if fig in tables}
-    claims = [row for fig, (reg, rew) in final.items() for row in piecewise_claims(fig, reg, rew)]
+    claims = [row for fig, (reg, rew) in final.items()
+              for row in piecewise_claims(fig, reg, rew) + modern_claims(f"{fig}_modern", reg)]
     if final and have("fig4", [f"table {fig}" for fig in final], ["table fig3", "table fig4"]):
         row = ucb_fig3_vs_fig4(final["fig3"][0], final["fig4"][0])  # Fig. 3 against Fig. 4: needs both
         claims += [row] if row else []
@@ -40,12 +54,18 @@ def finals(rows: pd.DataFrame):
 
 
 def reward_and_regret_figures(fig: str, rows: pd.DataFrame, out_dir: Path):
-    """Panels (a) reward and (b) regret at the table's largest T; returns the mean final
-    regret and reward per configuration."""
+    """Panels (a) reward and (b) regret of the paper's algorithms at the table's largest T,
+    and the modern panel (regret of every algorithm) when a later baseline ran; returns the
+    mean final regret and reward per configuration."""
     rows = rows[rows["T"] == rows["T"].max()]
+    paper = rows[rows["label"].isin(PIECEWISE_ORDER)]
     for panel, column, ylabel in (("a", "reward_curve", "cumulative reward"), ("b", "regret_curve", "dynamic regret")):
-        curve_figure(rows, f"{fig}{panel}", column, f"{ylabel} (mean over trials)",
+        curve_figure(paper, f"{fig}{panel}", column, f"{ylabel} (mean over trials)",
                      f"Fig. {fig[-1]}({panel}): piecewise-linear, {FIGURES[fig]}", out_dir, PIECEWISE_ORDER)
+    if rows["label"].isin(MODERN).any():
+        curve_figure(rows, f"{fig}_modern", "regret_curve", "dynamic regret (mean over trials)",
+                     f"Fig. {fig[-1]}(b) with later baselines (ours): {FIGURES[fig]}", out_dir,
+                     PIECEWISE_ORDER + MODERN)
     return finals(rows)
 
 
@@ -54,6 +74,7 @@ def piecewise_claims(fig: str, reg: pd.Series, rew: pd.Series) -> list[dict]:
     (``fig`` is fig3..., with EXP3.S, or fig4..., without). Each row also carries ``holds``
     (bool) for the across-instance summary."""
     rows = []
+    reg, rew = reg[reg.index.isin(PIECEWISE_ORDER)], rew[rew.index.isin(PIECEWISE_ORDER)]
 
     def add(claim, measured, expected, holds, word=None):
         rows.append({"claim": claim, "figure": fig, "measured": measured, "expected": expected,
@@ -91,7 +112,26 @@ def piecewise_claims(fig: str, reg: pd.Series, rew: pd.Series) -> list[dict]:
     return rows
 
 
+def modern_claims(fig: str, reg: pd.Series) -> list[dict]:
+    """Ours: the paper's two group statements with the later baselines in their groups
+    (mean final regret). Each row carries ``holds`` like :func:`piecewise_claims`."""
+    rows = []
+    for best, group, name in (("bob", UNKNOWN_B_T_MODERN, "do not know B_T"), ("sw_ucb_opt", KNOWS_B_T, "know B_T")):
+        present = [a for a in group if a in reg.index]
+        added = [a for a in present if a in MODERN]
+        if best not in reg.index or not added:
+            continue
+        rest = {a: round(float(reg[a]), 1) for a in present if a != best}
+        holds = bool(reg[best] < min(rest.values()))
+        rows.append({"claim": f"later baselines included ({', '.join(LABELS.get(a, a) for a in added)}): "
+                              f"{LABELS.get(best, best)} lowest among algorithms that {name}",
+                     "figure": fig, "measured": f"{LABELS.get(best, best)} {reg[best]:.1f} vs {rest}",
+                     "expected": "lowest", "verdict": verdict(holds), "holds": holds})
+    return rows
+
+
 def ucb_fig3_vs_fig4(reg3: pd.Series, reg4: pd.Series, fig: str = "fig4") -> dict | None:
+    reg3, reg4 = reg3[reg3.index.isin(PIECEWISE_ORDER)], reg4[reg4.index.isin(PIECEWISE_ORDER)]
     if not (have(fig, reg3.index, ["ucb"]) and have(fig, reg4.index, ["ucb"])) or min(len(reg3), len(reg4)) < 2:
         return None
     r3 = float(reg3["ucb"] / reg3.drop("ucb").min())
@@ -109,18 +149,18 @@ def instance_claims(tables: dict) -> list[dict]:
         skip("fig4_instances", *[f"table {fig}_instances" for fig in FIGURES if fig not in per_seed])
     summary = []
     for fig, seeds in per_seed.items():
-        outcomes: dict = {}
+        outcomes: dict = {}  # (figure, claim) -> holds on each instance
         for reg, rew in seeds.values():
-            for row in piecewise_claims(f"{fig}_instances", reg, rew):
-                outcomes.setdefault(row["claim"], []).append(row["holds"])
+            for row in piecewise_claims(f"{fig}_instances", reg, rew) + modern_claims(f"{fig}_modern_instances", reg):
+                outcomes.setdefault((row["figure"], row["claim"]), []).append(row["holds"])
         if fig == "fig4" and "fig3" in per_seed:
             for seed in sorted(set(per_seed["fig3"]) & set(seeds)):
                 row = ucb_fig3_vs_fig4(per_seed["fig3"][seed][0], seeds[seed][0], "fig4_instances")
                 if row:
-                    outcomes.setdefault(row["claim"], []).append(row["holds"])
-        for claim, holds in outcomes.items():
+                    outcomes.setdefault((row["figure"], row["claim"]), []).append(row["holds"])
+        for (figure, claim), holds in outcomes.items():
             possibility = " can " in claim  # "can even be negative": one instance suffices
-            summary.append({"claim": claim, "figure": f"{fig}_instances",
+            summary.append({"claim": claim, "figure": figure,
                             "measured": f"holds on {sum(holds)}/{len(holds)} instances",
                             "expected": "holds on some instance" if possibility else "holds on every instance",
                             "verdict": verdict(any(holds) if possibility else all(holds))})
