@@ -70,11 +70,14 @@ starts a new epoch, ``test`` which test fired for each (1, 2, or 3 for both),
 (and per test) and ``block_restarts`` (block ends without a test).
 
 For another base (OFUL, contextual learners): the pieces :func:`malg_schedule`,
-:func:`malg_active`, :func:`master_test1` and :func:`master_test2` are base-agnostic.
+:func:`malg_active`, :func:`master_test1`, :func:`test2_fails` (Test 2 for any rate rho;
+:func:`master_test2` is it with UCB1's), :func:`master_block_end` (what follows a round:
+restart, next block or nothing) and :func:`rho_hat_factor` are base-agnostic.
 A base provides, per order m (one live instance per order at a time): reset(m),
-act(m) -> (action, f~ in [0, 1]) and update(m, action, reward); see
+act(m) -> (action, f~ in [0, 1]) and update(m, action, reward), and its rate rho; see
 :func:`master_ucb_kernel`, which composes them for UCB1 (``ucb_reset``, ``ucb_act``,
-``ucb_update``), and write the same loop around the new base.
+``ucb_update``), and write the same loop around the new base
+(:mod:`bandits.contextual.master_contextual` does, with a t^(-1/3) rate).
 """
 
 from __future__ import annotations
@@ -144,10 +147,36 @@ def master_test1(ends, n, t, xs, U, thr1):
 
 
 @njit(cache=True)
+def test2_fails(gap, length, c2, hat, rho):
+    """Test 2 for any base rate: the block's mean of f~ - R over its ``length`` rounds is
+    >= c2 rho_hat(length), with rho_hat(length) = hat * rho and ``rho`` = rho(length)."""
+    return gap / length >= c2 * (hat * rho)
+
+
+@njit(cache=True)
 def master_test2(gap, length, K, c):
     """Test 2: the block's mean of f~ - R over its ``length`` rounds is >= 3 rho_hat(length)
-    (``c.c2`` = test_multiplier * 3)."""
-    return gap / length >= c.c2 * (c.hat * rho_of(length, K, c.rho_c, c.rho_lin))
+    (``c.c2`` = test_multiplier * 3), with UCB1's rate :func:`rho_of`."""
+    return test2_fails(gap, length, c.c2, c.hat, rho_of(length, K, c.rho_c, c.rho_lin))
+
+
+@njit(cache=True)
+def master_block_end(events, n_events, t, T, tau, n, cause, ends):
+    """Alg. 2 after round t (position ``tau`` of block n): a failed test (``cause`` > 0:
+    1 / 2 / 3 Test 1 / Test 2 / both) restarts from n = 0, the end of block n starts block
+    n + 1; either starts a fresh MALG at t + 1, recorded in ``events`` (nothing after the
+    last round). Returns (n, n_events, True when a new block starts at t + 1)."""
+    if (cause > 0 or tau + 1 == (1 << n)) and t + 1 < T:
+        events[n_events, 0] = t + 1
+        events[n_events, 1] = cause
+        ends[:] = -1
+        return (0 if cause > 0 else n + 1), n_events + 1, True
+    return n, n_events, False
+
+
+def rho_hat_factor(c_hat: float, T: int, delta: float) -> float:
+    """c_hat (log2 T + 1) log(T / delta): rho_hat(t) is this factor times rho(t) (Alg. 2)."""
+    return float(c_hat) * (math.log2(T) + 1.0) * math.log(T / delta)
 
 
 # ----------------------------------------------------------------------------- the UCB1 base
@@ -213,13 +242,9 @@ def master_ucb_kernel(rewards, c, rho_pow, thr1, rng, actions, xs, events):
             cause += 1
         if master_test2(gap, tau + 1, K, c):
             cause += 2
-        if (cause > 0 or tau + 1 == (1 << n)) and t + 1 < T:
-            events[n_events, 0] = t + 1
-            events[n_events, 1] = cause
-            n_events += 1
-            n = 0 if cause > 0 else n + 1  # a failed test restarts from n = 0
+        n, n_events, new = master_block_end(events, n_events, t, T, tau, n, cause, ends)
+        if new:
             t_n, U, gap = t + 1, np.inf, 0.0
-            ends[:] = -1
     return n_events
 
 
@@ -263,7 +288,7 @@ class MasterUCB:
         """The constants of a horizon T (recorded with every result)."""
         lo, scale = reward_scale(self, info)
         delta = resolve_delta(self.delta, T)
-        hat = float(self.rho_hat_constant) * (math.log2(T) + 1.0) * math.log(T / delta)
+        hat = rho_hat_factor(self.rho_hat_constant, T, delta)
         c1 = float(self.test_multiplier) * float(self.test1_constant)
         c2 = float(self.test_multiplier) * float(self.test2_constant)
         return {"delta": delta, "rho_constant": float(self.rho_constant), "rho_linear": float(self.rho_linear),

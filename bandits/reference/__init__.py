@@ -10,6 +10,7 @@ from bandits.reference.glr_klucb import ReferenceGLRklUCB
 from bandits.reference.kl_ucb import ReferenceKLUCB
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
 from bandits.reference.m_ucb import ReferenceMUCB
+from bandits.reference.master_ctx import ReferenceMasterCtx
 from bandits.reference.master_ucb import ReferenceMasterUCB
 from bandits.reference.oracle_restart_ucb import ReferenceOracleRestartUCB
 from bandits.reference.sw_ts import ReferenceSWTS
@@ -18,5 +19,5 @@ from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
 __all__ = ["ReferenceCUSUMUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceGLRklUCB", "ReferenceKLUCB",
-           "ReferenceMUCB", "ReferenceMasterUCB", "ReferenceOracleRestartUCB", "ReferenceSWTS", "ReferenceSWUCB",
-           "ReferenceSWUCBGM", "ReferenceThompson", "ReferenceUCB1"]
+           "ReferenceMUCB", "ReferenceMasterCtx", "ReferenceMasterUCB", "ReferenceOracleRestartUCB", "ReferenceSWTS",
+           "ReferenceSWUCB", "ReferenceSWUCBGM", "ReferenceThompson", "ReferenceUCB1"]

@@ -50,7 +50,8 @@ class _UCB1:
     def f_tilde(self):
         return min(1.0, max(self.indices()))
 
-    def act(self):
+    def act(self, t):
+        """UCB1's arm (round t plays no part: there is no context)."""
         scores = self.indices()
         return lowest_argmax(scores)
 
@@ -99,17 +100,22 @@ class ReferenceMasterUCB:
         self.instances = []
         self.f_hist, self.r_hist = [], []
 
+    def new_instance(self, s, e, order):
+        """A fresh base instance (ALG) scheduled on rounds [s, e]: UCB1 here; a subclass
+        puts its own base (the contextual reference does)."""
+        return _UCB1(self.K, self.ucb_c, s, e, order)
+
     def select(self, t):
         # Alg. 1: schedule the instances starting now, orders n down to 0
         tau = t - self.t_n
         for m in range(self.n, -1, -1):
             if tau % 2 ** m == 0:
                 if self.rng.random() < self.rho(float(2 ** self.n)) / self.rho(float(2 ** m)):
-                    self.instances.append(_UCB1(self.K, self.ucb_c, t, t + 2 ** m - 1, m))
+                    self.instances.append(self.new_instance(t, t + 2 ** m - 1, m))
         covering = [alg for alg in self.instances if alg.s <= t <= alg.e]
         self.active = min(covering, key=lambda alg: alg.order)
         self.f = self.active.f_tilde()
-        return self.active.act()
+        return self.active.act(t)
 
     def update(self, t, arm, reward):
         x = (reward - self.lo) * self.scale
