@@ -189,9 +189,11 @@ def master_delays(summary: pd.DataFrame) -> list[dict]:
         if not have("ctx_delay", g.index, [ADA, MASTER]):
             continue
         m, a = g.loc[MASTER], g.loc[ADA]
+        neither = m["detected_share"] == 0 and a["detected_share"] == 0  # both censored at T/2: no comparison
         claims.append({"claim": f"MASTER's tests detect the switch no later than {ADA_LABEL}'s "
                                 f"(shift {shift:g}; mean delay MASTER / Ada-ILTCB+)", "figure": "ctx_delay",
                        "measured": f"{m['mean_delay']:.0f} / {a['mean_delay']:.0f} rounds "
                                    f"(detected {m['detected_share']:.0%} / {a['detected_share']:.0%})",
-                       "expected": "MASTER <= Ada-ILTCB+", "verdict": verdict(m["mean_delay"] <= a["mean_delay"])})
+                       "expected": "MASTER <= Ada-ILTCB+",
+                       "verdict": "not measured" if neither else verdict(m["mean_delay"] <= a["mean_delay"])})
     return claims

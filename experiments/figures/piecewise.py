@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.figures.claims import have, skip, verdict
-from experiments.figures.common import LABELS, curve_figure
+from experiments.figures.common import LABELS, code_versions, curve_figure
 
 TABLES = ("fig3", "fig4", "fig3_instances", "fig4_instances")
 FIGURES = {"fig3": "2 arms (d = 2)", "fig4": "linear, d = 5, 40 actions"}
@@ -145,6 +145,8 @@ def ucb_fig3_vs_fig4(reg3: pd.Series, reg4: pd.Series, fig: str = "fig4") -> dic
 def instance_claims(tables: dict) -> list[dict]:
     """For each claim of a figure, on how many instances (root seeds) of its sweep it holds."""
     per_seed = {fig: {int(s): finals(g) for s, g in rows.groupby("seed")} for fig, rows in tables.items()}
+    for fig, rows in tables.items():
+        code_versions(rows, f"{fig}_modern_instances")  # the code behind the modern rows of the sweep
     if per_seed and set(per_seed) != set(FIGURES):
         skip("fig4_instances", *[f"table {fig}_instances" for fig in FIGURES if fig not in per_seed])
     summary = []
