@@ -4,6 +4,7 @@ baselines of the non-stationary literature (stationary references, passive forge
 from bandits.algorithms.bandit_over_bandit import BanditOverBandit
 from bandits.algorithms.change_detection import CUSUMUCB, MonitoredUCB
 from bandits.algorithms.discounted import DiscountedThompson, DiscountedUCB
+from bandits.algorithms.discounted_linear_ucb import DiscountedLinUCB
 from bandits.algorithms.exp3 import EXP3S
 from bandits.algorithms.glr import GLRklUCB
 from bandits.algorithms.master import MasterUCB
@@ -14,7 +15,7 @@ from bandits.algorithms.sliding_window_ucb import UCB, SlidingWindowUCB
 from bandits.algorithms.stationary import KLUCB, UCB1, OracleRestartUCB
 from bandits.algorithms.thompson import ThompsonSampling
 
-__all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedThompson", "DiscountedUCB", "EXP3S", "GLRklUCB", "KLUCB",
-           "MasterUCB", "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB", "RecordedPrices",
-           "SlidingWindowThompson", "SlidingWindowUCB", "SlidingWindowUCBGM", "ThompsonSampling", "UCB", "UCB1",
-           "is_protocol_policy", "play", "play_policy"]
+__all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedLinUCB", "DiscountedThompson", "DiscountedUCB", "EXP3S",
+           "GLRklUCB", "KLUCB", "MasterUCB", "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB",
+           "RecordedPrices", "SlidingWindowThompson", "SlidingWindowUCB", "SlidingWindowUCBGM", "ThompsonSampling",
+           "UCB", "UCB1", "is_protocol_policy", "play", "play_policy"]

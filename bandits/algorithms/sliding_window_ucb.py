@@ -127,6 +127,43 @@ def sw_ucb_segment(rewards, start, stop, window, lam, betas, unseen, actions):
 # ----------------------------------------------------------------------------- linear action sets
 
 @njit(cache=True)
+def linear_ucb_index(D, theta, A, beta, tri, xt, mean, quad, index):
+    """index[k] = x_k^T theta + beta sqrt(x_k^T A x_k) over the actions x_k (rows of D), A
+    symmetric: line 5 of Alg. 1 with A = V^{-1} (eq. (5)); D-LinUCB passes A = V^{-1} V~ V^{-1}.
+    tri, xt, mean, quad are scratch (d(d+1)/2, (d, K), K, K)."""
+    K, d = D.shape
+    # ||x||^2_A = sum_i x_i^2 A_ii + 2 sum_{i<j} x_i x_j A_ij: the upper triangle once
+    n = 0
+    for i in range(d):
+        tri[n] = A[i, i]
+        n += 1
+        for j in range(i + 1, d):
+            tri[n] = 2.0 * A[i, j]
+            n += 1
+    # actions along the inner loops (x transposed) so the compiler vectorises across them
+    for k in range(K):
+        for i in range(d):
+            xt[i, k] = D[k, i]
+        mean[k] = 0.0
+        quad[k] = 0.0
+    n = 0
+    for i in range(d):
+        ti = theta[i]
+        c = tri[n]
+        for k in range(K):
+            mean[k] += xt[i, k] * ti
+            quad[k] += xt[i, k] * xt[i, k] * c
+        n += 1
+        for j in range(i + 1, d):
+            c = tri[n]
+            for k in range(K):
+                quad[k] += xt[i, k] * xt[j, k] * c
+            n += 1
+    for k in range(K):
+        index[k] = mean[k] + beta * math.sqrt(max(quad[k], 0.0))
+
+
+@njit(cache=True)
 def linear_ucb_segment(feats, rewards, start, stop, window, lam, betas, actions):
     """Linear SW-UCB (or UCB), Alg. 1: ``feats`` is (T, K, d), or (1, K, d) when D_t never
     changes. theta_hat = V^{-1} b (line 4), argmax x^T theta_hat + beta_t ||x||_{V^{-1}}
@@ -143,36 +180,7 @@ def linear_ucb_segment(feats, rewards, start, stop, window, lam, betas, actions)
             for j in range(d):
                 s += Vinv[i, j] * bvec[j]
             theta[i] = s
-        # ||x||^2_{V^-1} = sum_i x_i^2 Vinv_ii + 2 sum_{i<j} x_i x_j Vinv_ij: the upper triangle once
-        n = 0
-        for i in range(d):
-            tri[n] = Vinv[i, i]
-            n += 1
-            for j in range(i + 1, d):
-                tri[n] = 2.0 * Vinv[i, j]
-                n += 1
-        # actions along the inner loops (x transposed) so the compiler vectorises across them
-        for k in range(K):
-            for i in range(d):
-                xt[i, k] = feats[f, k, i]
-            mean[k] = 0.0
-            quad[k] = 0.0
-        n = 0
-        for i in range(d):
-            ti = theta[i]
-            c = tri[n]
-            for k in range(K):
-                mean[k] += xt[i, k] * ti
-                quad[k] += xt[i, k] * xt[i, k] * c
-            n += 1
-            for j in range(i + 1, d):
-                c = tri[n]
-                for k in range(K):
-                    quad[k] += xt[i, k] * xt[j, k] * c
-                n += 1
-        beta = betas[t - start]
-        for k in range(K):
-            index[k] = mean[k] + beta * math.sqrt(max(quad[k], 0.0))
+        linear_ucb_index(feats[f], theta, Vinv, betas[t - start], tri, xt, mean, quad, index)
         arm = argmax_lowest(index)
         actions[t] = arm
         total += rewards[t, arm]

@@ -4,6 +4,7 @@ the paper literally and serve as independent checks of the compiled kernels, and
 as worked examples of the protocol."""
 
 from bandits.reference.cusum_ucb import ReferenceCUSUMUCB
+from bandits.reference.d_linucb import ReferenceDLinUCB
 from bandits.reference.d_ucb import ReferenceDUCB
 from bandits.reference.discounted_ts import ReferenceDiscountedTS
 from bandits.reference.glr_klucb import ReferenceGLRklUCB
@@ -18,6 +19,6 @@ from bandits.reference.sw_ucb_gm import ReferenceSWUCBGM
 from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
-__all__ = ["ReferenceCUSUMUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceGLRklUCB", "ReferenceKLUCB",
-           "ReferenceMUCB", "ReferenceMasterCtx", "ReferenceMasterUCB", "ReferenceOracleRestartUCB", "ReferenceSWTS",
-           "ReferenceSWUCB", "ReferenceSWUCBGM", "ReferenceThompson", "ReferenceUCB1"]
+__all__ = ["ReferenceCUSUMUCB", "ReferenceDLinUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceGLRklUCB",
+           "ReferenceKLUCB", "ReferenceMUCB", "ReferenceMasterCtx", "ReferenceMasterUCB", "ReferenceOracleRestartUCB",
+           "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM", "ReferenceThompson", "ReferenceUCB1"]
