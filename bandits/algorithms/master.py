@@ -70,7 +70,10 @@ starts a new epoch, ``test`` which test fired for each (1, 2, or 3 for both),
 (and per test) and ``block_restarts`` (block ends without a test).
 
 For another base (OFUL, contextual learners): the pieces :func:`malg_schedule`,
-:func:`malg_active`, :func:`master_test1` and :func:`master_test2` are base-agnostic.
+:func:`malg_active`, :func:`master_test1` and :func:`test2_fails` (Test 2 given its threshold;
+:func:`master_test2` is it with UCB1's rate) are base-agnostic, as are the parameter checks,
+rho_hat's factor and the records (:func:`check_master_params`, :func:`master_factors`,
+:func:`record_master`); :mod:`bandits.algorithms.master_oful` is MASTER over OFUL.
 A base provides, per order m (one live instance per order at a time): reset(m),
 act(m) -> (action, f~ in [0, 1]) and update(m, action, reward); see
 :func:`master_ucb_kernel`, which composes them for UCB1 (``ucb_reset``, ``ucb_act``,

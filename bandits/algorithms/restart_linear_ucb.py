@@ -7,9 +7,9 @@ Source note. The paper's text was not readable here: the search corpora hold the
 abstracts of the AISTATS version (dynamic regret O~(d^{2/3} (1 + P_T)^{1/3} T^{2/3})) and of
 the revised arXiv version (a technical flaw shared with the sliding-window and
 weighted analyses is fixed; RestartUCB then has O~(T^{3/4} P_T^{1/4}), "without modifying
-the algorithm"; the same fix as Touati & Vincent's and Faury et al.'s notes). P_T, the
-path length sum_t ||theta_t - theta_{t+1}||_2, is the hedging paper's B_T. The epoch
-lengths below are our readings of those rates, each a config value:
+the algorithm"; the tracking-error flaw that Faury, Russac, Abeille & Calauzenes, ALT 2021,
+and Touati & Vincent also point out). P_T, the path length sum_t ||theta_t - theta_{t+1}||_2,
+is the hedging paper's B_T. The epoch lengths below are our readings of those rates, each a config value:
 
 * Epoch base learner: OFUL (Abbasi-Yadkori et al. 2011) as our ``UCB``: ridge estimate
   theta_hat = V^{-1} b with V = lambda I + sum x x^T over the epoch's own rounds, action
