@@ -46,7 +46,8 @@ def test_one_sliding_window_used_by_every_windowed_algorithm():
 def test_one_bob_outer_loop():
     assert sources_matching(r"^def bob_blocks") == ["bandits/algorithms/bandit_over_bandit.py"]
     assert sources_matching(r"bob_blocks\(") == ["bandits/algorithms/bandit_over_bandit.py",
-                                                 "bandits/algorithms/bob_ext.py"]
+                                                 "bandits/algorithms/bob_ext.py",
+                                                 "bandits/algorithms/restart_linear_ucb.py"]
     assert sources_matching(r"range\([^)]*n_blocks") == ["bandits/algorithms/bandit_over_bandit.py"]
 
 

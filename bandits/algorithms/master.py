@@ -70,14 +70,16 @@ starts a new epoch, ``test`` which test fired for each (1, 2, or 3 for both),
 (and per test) and ``block_restarts`` (block ends without a test).
 
 For another base (OFUL, contextual learners): the pieces :func:`malg_schedule`,
-:func:`malg_active`, :func:`master_test1`, :func:`test2_fails` (Test 2 for any rate rho;
-:func:`master_test2` is it with UCB1's), :func:`master_block_end` (what follows a round:
-restart, next block or nothing) and :func:`rho_hat_factor` are base-agnostic.
-A base provides, per order m (one live instance per order at a time): reset(m),
-act(m) -> (action, f~ in [0, 1]) and update(m, action, reward), and its rate rho; see
-:func:`master_ucb_kernel`, which composes them for UCB1 (``ucb_reset``, ``ucb_act``,
-``ucb_update``), and write the same loop around the new base
-(:mod:`bandits.contextual.master_contextual` does, with a t^(-1/3) rate).
+:func:`malg_active`, :func:`master_test1`, :func:`test2_fails` (Test 2 given its threshold;
+:func:`master_test2` is it with UCB1's rate) and :func:`master_block_end` (what follows a
+round: restart, next block or nothing) are base-agnostic, as are the parameter checks,
+rho_hat's factor and the records (:func:`check_master_params`, :func:`rho_hat_factor`,
+:func:`master_factors`, :func:`record_master`). A base provides, per order m (one live
+instance per order at a time): reset(m), act(m) -> (action, f~ in [0, 1]) and
+update(m, action, reward), and its rate rho; see :func:`master_ucb_kernel`, which
+composes them for UCB1 (``ucb_reset``, ``ucb_act``, ``ucb_update``), and write the same
+loop around the new base (:mod:`bandits.algorithms.master_oful` over OFUL,
+:mod:`bandits.contextual.master_contextual` over epsilon-greedy with a t^(-1/3) rate).
 """
 
 from __future__ import annotations
@@ -147,17 +149,16 @@ def master_test1(ends, n, t, xs, U, thr1):
 
 
 @njit(cache=True)
-def test2_fails(gap, length, c2, hat, rho):
-    """Test 2 for any base rate: the block's mean of f~ - R over its ``length`` rounds is
-    >= c2 rho_hat(length), with rho_hat(length) = hat * rho and ``rho`` = rho(length)."""
-    return gap / length >= c2 * (hat * rho)
+def test2_fails(gap, length, threshold):
+    """Test 2 for any base: the block's mean of f~ - R over its ``length`` rounds is >=
+    ``threshold`` = test_multiplier * 3 rho_hat(length)."""
+    return gap / length >= threshold
 
 
 @njit(cache=True)
 def master_test2(gap, length, K, c):
-    """Test 2: the block's mean of f~ - R over its ``length`` rounds is >= 3 rho_hat(length)
-    (``c.c2`` = test_multiplier * 3), with UCB1's rate :func:`rho_of`."""
-    return test2_fails(gap, length, c.c2, c.hat, rho_of(length, K, c.rho_c, c.rho_lin))
+    """Test 2 with UCB1's rate: threshold 3 rho_hat(length) (``c.c2`` = test_multiplier * 3)."""
+    return test2_fails(gap, length, c.c2 * (c.hat * rho_of(length, K, c.rho_c, c.rho_lin)))
 
 
 @njit(cache=True)
@@ -172,11 +173,6 @@ def master_block_end(events, n_events, t, T, tau, n, cause, ends):
         ends[:] = -1
         return (0 if cause > 0 else n + 1), n_events + 1, True
     return n, n_events, False
-
-
-def rho_hat_factor(c_hat: float, T: int, delta: float) -> float:
-    """c_hat (log2 T + 1) log(T / delta): rho_hat(t) is this factor times rho(t) (Alg. 2)."""
-    return float(c_hat) * (math.log2(T) + 1.0) * math.log(T / delta)
 
 
 # ----------------------------------------------------------------------------- the UCB1 base
@@ -253,6 +249,46 @@ def max_order(T: int) -> int:
     return int(T).bit_length()
 
 
+# ----------------------------------------------------------------------------- shared by every base
+
+def check_master_params(algo) -> None:
+    """MASTER's own keys (rho's constants, rho_hat's, the tests', delta, reward_range)."""
+    require_float("algo.rho_constant", algo.rho_constant, minimum=0.0, strict=True)
+    require_float("algo.rho_linear", algo.rho_linear, minimum=0.0)
+    for name in ("rho_hat_constant", "test1_constant", "test2_constant", "test_multiplier"):
+        require_float(f"algo.{name}", getattr(algo, name), minimum=0.0)
+    check_delta(algo.delta)
+    check_reward_range(algo.reward_range)
+
+
+def rho_hat_factor(c_hat: float, T: int, delta: float) -> float:
+    """c_hat (log2 T + 1) log(T / delta): rho_hat(t) is this factor times rho(t) (Alg. 2)."""
+    return float(c_hat) * (math.log2(T) + 1.0) * math.log(T / delta)
+
+
+def master_factors(algo, T: int) -> dict:
+    """delta, rho_hat's factor (:func:`rho_hat_factor`) and the tests' multiples of rho_hat."""
+    delta = resolve_delta(algo.delta, T)
+    hat = rho_hat_factor(algo.rho_hat_constant, T, delta)
+    c1 = float(algo.test_multiplier) * float(algo.test1_constant)
+    c2 = float(algo.test_multiplier) * float(algo.test2_constant)
+    return {"delta": delta, "rho_constant": float(algo.rho_constant), "rho_linear": float(algo.rho_linear),
+            "rho_hat_factor": hat, "test1_multiple": c1, "test2_multiple": c2}
+
+
+def record_master(algo, p: dict, events: np.ndarray, min_thr1: float, min_thr2: float) -> None:
+    """``events_`` and ``derived_`` from the kernel's events (first round of a block, cause)."""
+    tests = events[events[:, 1] > 0]
+    algo.events_ = {"restarts": [int(r) for r in tests[:, 0]], "test": [int(v) for v in tests[:, 1]],
+                    "blocks": [0] + [int(r) for r in events[:, 0]]}
+    algo.derived_ = {**p, "min_test1_threshold": float(min_thr1), "min_test2_threshold": float(min_thr2),
+                     "test_restarts": int(len(tests)),
+                     "test1_restarts": int(np.sum(tests[:, 1] == 1)),
+                     "test2_restarts": int(np.sum(tests[:, 1] == 2)),
+                     "both_tests_restarts": int(np.sum(tests[:, 1] == 3)),
+                     "block_restarts": int(np.sum(events[:, 1] == 0))}
+
+
 class MasterUCB:
     """MASTER (Wei & Luo 2021, Algs. 1-2) over UCB1; see the module doc for every step
     and constant."""
@@ -277,23 +313,13 @@ class MasterUCB:
         return () if self.reward_range is not None else ("reward_range",)
 
     def check_params(self) -> None:
-        require_float("algo.rho_constant", self.rho_constant, minimum=0.0, strict=True)
-        require_float("algo.rho_linear", self.rho_linear, minimum=0.0)
-        for name in ("rho_hat_constant", "test1_constant", "test2_constant", "test_multiplier", "ucb_c"):
-            require_float(f"algo.{name}", getattr(self, name), minimum=0.0)
-        check_delta(self.delta)
-        check_reward_range(self.reward_range)
+        check_master_params(self)
+        require_float("algo.ucb_c", self.ucb_c, minimum=0.0)
 
     def resolve(self, T: int, info: dict) -> dict:
         """The constants of a horizon T (recorded with every result)."""
         lo, scale = reward_scale(self, info)
-        delta = resolve_delta(self.delta, T)
-        hat = rho_hat_factor(self.rho_hat_constant, T, delta)
-        c1 = float(self.test_multiplier) * float(self.test1_constant)
-        c2 = float(self.test_multiplier) * float(self.test2_constant)
-        return {"delta": delta, "rho_constant": float(self.rho_constant), "rho_linear": float(self.rho_linear),
-                "rho_hat_factor": hat, "test1_multiple": c1, "test2_multiple": c2, "ucb_c": float(self.ucb_c),
-                "lo": lo, "scale": scale}
+        return {**master_factors(self, T), "ucb_c": float(self.ucb_c), "lo": lo, "scale": scale}
 
     def thresholds(self, p: dict, T: int, K: int) -> tuple:
         """rho(2^m) for m = 0..max_order(T), and Test 1's thresholds c1 rho_hat(2^m)."""
@@ -314,17 +340,7 @@ class MasterUCB:
         events = np.empty((T, 2), dtype=np.int64)
         count = master_ucb_kernel(np.ascontiguousarray(rewards, dtype=np.float64), c, rho_pow, thr1, rng, actions,
                                   np.empty(T), events)
-        events = events[:count]
-        tests = events[events[:, 1] > 0]
         thr2_T = p["test2_multiple"] * (p["rho_hat_factor"] * rho_of(float(T), float(K), p["rho_constant"],
                                                                      p["rho_linear"]))
-        self.events_ = {"restarts": [int(r) for r in tests[:, 0]], "test": [int(v) for v in tests[:, 1]],
-                        "blocks": [0] + [int(r) for r in events[:, 0]]}
-        self.derived_ = {**p, "min_test1_threshold": float(thr1[max_order(T) - 1]),
-                         "min_test2_threshold": float(thr2_T),
-                         "test_restarts": int(len(tests)),
-                         "test1_restarts": int(np.sum(tests[:, 1] == 1)),
-                         "test2_restarts": int(np.sum(tests[:, 1] == 2)),
-                         "both_tests_restarts": int(np.sum(tests[:, 1] == 3)),
-                         "block_restarts": int(np.sum(events[:, 1] == 0))}
+        record_master(self, p, events[:count], thr1[max_order(T) - 1], thr2_T)
         return actions

@@ -88,6 +88,21 @@ def window_push(x, y, rows, state, lam, V, Vinv, bvec, u):
 
 
 @njit(cache=True)
+def ridge_push(x, y, n, V, Vinv, bvec, u):
+    """Add (x, y) to an unbounded-window ridge estimate that already holds ``n`` rows (OFUL):
+    one rank-one update of V^{-1}, and the direct inverse of the exact running V every
+    ``INVERT_EVERY`` rows, as :func:`window_push` does before its window first fills."""
+    d = x.shape[0]
+    sherman_morrison(Vinv, x, 1.0, u)
+    for i in range(d):
+        bvec[i] += x[i] * y
+        for j in range(d):
+            V[i, j] += x[i] * x[j]
+    if (n + 1) % INVERT_EVERY == 0:
+        Vinv[:, :] = np.linalg.inv(V)
+
+
+@njit(cache=True)
 def window_state(cap, d, lam):
     """Empty window of (x, y) rows with its state, V = lambda I, V^{-1}, b = 0, scratch u."""
     rows, state = new_window(cap, d + 1)

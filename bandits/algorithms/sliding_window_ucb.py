@@ -164,23 +164,39 @@ def linear_ucb_index(D, theta, A, beta, tri, xt, mean, quad, index):
 
 
 @njit(cache=True)
+def index_scratch(K, d):
+    """Work arrays of :func:`linear_ucb_indices` for K actions in dimension d."""
+    return np.zeros(d), np.empty(d * (d + 1) // 2), np.empty((d, K)), np.empty(K), np.empty(K)
+
+
+@njit(cache=True, inline="always")
+def linear_ucb_indices(X, Vinv, bvec, beta, scratch, index):
+    """Lines 4-5 of Alg. 1 for the actions x_k (rows of X, (K, d)): theta_hat = V^{-1} b and
+    index[k] = x_k^T theta_hat + beta ||x_k||_{V^{-1}} (:func:`linear_ucb_index` with
+    A = V^{-1}). ``scratch`` from :func:`index_scratch`."""
+    theta, tri, xt, mean, quad = scratch
+    d = X.shape[1]
+    for i in range(d):
+        s = 0.0
+        for j in range(d):
+            s += Vinv[i, j] * bvec[j]
+        theta[i] = s
+    linear_ucb_index(X, theta, Vinv, beta, tri, xt, mean, quad, index)
+
+
+@njit(cache=True)
 def linear_ucb_segment(feats, rewards, start, stop, window, lam, betas, actions):
     """Linear SW-UCB (or UCB), Alg. 1: ``feats`` is (T, K, d), or (1, K, d) when D_t never
     changes. theta_hat = V^{-1} b (line 4), argmax x^T theta_hat + beta_t ||x||_{V^{-1}}
-    (line 5), and the window update of line 7 in O(d^2) (sliding_window_least_squares)."""
+    (line 5, :func:`linear_ucb_indices`), and the window update of line 7 in O(d^2)
+    (sliding_window_least_squares)."""
     K, d = rewards.shape[1], feats.shape[2]
     rows, state, V, Vinv, bvec, u = window_state(min(window, stop - start), d, lam)
-    theta, index = np.zeros(d), np.empty(K)
-    tri, xt, mean, quad = np.empty(d * (d + 1) // 2), np.empty((d, K)), np.empty(K), np.empty(K)
+    scratch, index = index_scratch(K, d), np.empty(K)
     total = 0.0
     for t in range(start, stop):
         f = t if feats.shape[0] > 1 else 0
-        for i in range(d):
-            s = 0.0
-            for j in range(d):
-                s += Vinv[i, j] * bvec[j]
-            theta[i] = s
-        linear_ucb_index(feats[f], theta, Vinv, betas[t - start], tri, xt, mean, quad, index)
+        linear_ucb_indices(feats[f], Vinv, bvec, betas[t - start], scratch, index)
         arm = argmax_lowest(index)
         actions[t] = arm
         total += rewards[t, arm]

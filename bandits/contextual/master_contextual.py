@@ -182,7 +182,7 @@ def master_ctx_kernel(pred, rewards, c, rho_pow, thr1, rng, actions, xs, events)
         cause = 0
         if master_test1(ends, n, t, xs, U, thr1):
             cause += 1
-        if test2_fails(gap, float(tau + 1), c.c2, c.hat, rho_eg(float(tau + 1), c.scale, c.rho_c)):
+        if test2_fails(gap, float(tau + 1), c.c2 * (c.hat * rho_eg(float(tau + 1), c.scale, c.rho_c))):
             cause += 2
         n, n_events, new = master_block_end(events, n_events, t, T, tau, n, cause, ends)
         if new:

@@ -12,13 +12,16 @@ from bandits.reference.kl_ucb import ReferenceKLUCB
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
 from bandits.reference.m_ucb import ReferenceMUCB
 from bandits.reference.master_ctx import ReferenceMasterCtx
+from bandits.reference.master_oful import ReferenceMasterOFUL
 from bandits.reference.master_ucb import ReferenceMasterUCB
 from bandits.reference.oracle_restart_ucb import ReferenceOracleRestartUCB
+from bandits.reference.restart_linucb import ReferenceRestartLinUCB
 from bandits.reference.sw_ts import ReferenceSWTS
 from bandits.reference.sw_ucb_gm import ReferenceSWUCBGM
 from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
 __all__ = ["ReferenceCUSUMUCB", "ReferenceDLinUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceGLRklUCB",
-           "ReferenceKLUCB", "ReferenceMUCB", "ReferenceMasterCtx", "ReferenceMasterUCB", "ReferenceOracleRestartUCB",
-           "ReferenceSWTS", "ReferenceSWUCB", "ReferenceSWUCBGM", "ReferenceThompson", "ReferenceUCB1"]
+           "ReferenceKLUCB", "ReferenceMUCB", "ReferenceMasterCtx", "ReferenceMasterOFUL", "ReferenceMasterUCB",
+           "ReferenceOracleRestartUCB", "ReferenceRestartLinUCB", "ReferenceSWTS", "ReferenceSWUCB",
+           "ReferenceSWUCBGM", "ReferenceThompson", "ReferenceUCB1"]
