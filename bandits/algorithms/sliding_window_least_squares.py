@@ -60,6 +60,18 @@ def rebuild(rows, lam, V, Vinv, bvec):
 
 
 @njit(cache=True)
+def ridge_add(x, y, V, Vinv, bvec, u):
+    """One observation (x, y) into the ridge state: V += x x^T, b += x y, and V^{-1} by one
+    Sherman-Morrison step."""
+    d = x.shape[0]
+    sherman_morrison(Vinv, x, 1.0, u)
+    for i in range(d):
+        bvec[i] += x[i] * y
+        for j in range(d):
+            V[i, j] += x[i] * x[j]
+
+
+@njit(cache=True)
 def window_push(x, y, rows, state, lam, V, Vinv, bvec, u):
     """Add (x, y) to the window, dropping the oldest row once it is full (two rank-one
     updates of V^{-1}); the exact rebuild when the window wraps (:mod:`.window`)."""
@@ -73,12 +85,9 @@ def window_push(x, y, rows, state, lam, V, Vinv, bvec, u):
             bvec[i] -= xo[i] * yo
             for j in range(d):
                 V[i, j] -= xo[i] * xo[j]
-    sherman_morrison(Vinv, x, 1.0, u)
+    ridge_add(x, y, V, Vinv, bvec, u)
     for i in range(d):
         rows[slot, i] = x[i]
-        bvec[i] += x[i] * y
-        for j in range(d):
-            V[i, j] += x[i] * x[j]
     rows[slot, d] = y
     if advance(rows, state):
         rebuild(rows, lam, V, Vinv, bvec)
@@ -92,12 +101,7 @@ def ridge_push(x, y, n, V, Vinv, bvec, u):
     """Add (x, y) to an unbounded-window ridge estimate that already holds ``n`` rows (OFUL):
     one rank-one update of V^{-1}, and the direct inverse of the exact running V every
     ``INVERT_EVERY`` rows, as :func:`window_push` does before its window first fills."""
-    d = x.shape[0]
-    sherman_morrison(Vinv, x, 1.0, u)
-    for i in range(d):
-        bvec[i] += x[i] * y
-        for j in range(d):
-            V[i, j] += x[i] * x[j]
+    ridge_add(x, y, V, Vinv, bvec, u)
     if (n + 1) % INVERT_EVERY == 0:
         Vinv[:, :] = np.linalg.inv(V)
 
