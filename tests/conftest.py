@@ -26,6 +26,16 @@ def sinusoid_trial():
     return inst, rewards
 
 
+def piecewise_linear_problem(T, d, action_set, seed, n_breakpoints, n_actions=7):
+    """(instance, rewards) of a small piecewise_linear problem: instance from ``seed``,
+    noise from ``seed + 1`` (the linear baselines' round-exact tests)."""
+    from bandits.environments import PiecewiseLinear
+
+    env = PiecewiseLinear(d=d, n_breakpoints=n_breakpoints, action_set=action_set, n_actions=n_actions)
+    inst = env.instance(T, np.random.default_rng(seed))
+    return inst, env.rewards(inst, np.random.default_rng(seed + 1))
+
+
 def argmax_ties(scores, tol=1e-12):
     """The spec's tie rule, written independently: lowest index within tol (relative) of the max."""
     scores = np.asarray(scores, dtype=float)

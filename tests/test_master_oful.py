@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 import pytest
+from conftest import piecewise_linear_problem
 
 from bandits.algorithms import MasterOFUL, play_policy
 from bandits.algorithms.master import max_order
 from bandits.algorithms.master_oful import oful_rho
 from bandits.algorithms.sliding_window_least_squares import ridge_push
-from bandits.environments import PiecewiseLinear
 from bandits.errors import ConfigError
 from bandits.reference import ReferenceMasterOFUL
 
@@ -21,16 +21,12 @@ INFO = {"d": 2, "R": 0.1, "L": 1.0, "S": 1.0, "reward_bound": 1.0, "linear": Tru
 
 @pytest.fixture(scope="module")
 def vectors():
-    env = PiecewiseLinear(d=3, n_breakpoints=5, action_set="fresh", n_actions=7)
-    inst = env.instance(1500, np.random.default_rng(0))
-    return inst, env.rewards(inst, np.random.default_rng(1))
+    return piecewise_linear_problem(1500, 3, "fresh", 0, n_breakpoints=5)
 
 
 @pytest.fixture(scope="module")
 def basis():
-    env = PiecewiseLinear(d=4, n_breakpoints=4, action_set="basis")
-    inst = env.instance(2000, np.random.default_rng(2))
-    return inst, env.rewards(inst, np.random.default_rng(3))
+    return piecewise_linear_problem(2000, 4, "basis", 2, n_breakpoints=4)
 
 
 def two_arms(means, seed, noise=0.1):

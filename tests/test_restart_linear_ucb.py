@@ -6,26 +6,22 @@ import math
 
 import numpy as np
 import pytest
+from conftest import piecewise_linear_problem
 
 from bandits.algorithms import UCB, RestartLinUCB, play_policy
 from bandits.algorithms.restart_linear_ucb import restart_period
-from bandits.environments import PiecewiseLinear
 from bandits.errors import ConfigError
 from bandits.reference import ReferenceRestartLinUCB
 
 
 @pytest.fixture(scope="module")
 def vectors():
-    env = PiecewiseLinear(d=3, n_breakpoints=5, action_set="fresh", n_actions=7)
-    inst = env.instance(1500, np.random.default_rng(0))
-    return inst, env.rewards(inst, np.random.default_rng(1))
+    return piecewise_linear_problem(1500, 3, "fresh", 0, n_breakpoints=5)
 
 
 @pytest.fixture(scope="module")
 def basis():
-    env = PiecewiseLinear(d=4, n_breakpoints=4, action_set="basis")
-    inst = env.instance(2500, np.random.default_rng(2))
-    return inst, env.rewards(inst, np.random.default_rng(3))
+    return piecewise_linear_problem(2500, 4, "basis", 2, n_breakpoints=4)
 
 
 @pytest.mark.parametrize("params", [{"period": 37}, {"period": 1}, {"period": 400}, {"period": "opt"},

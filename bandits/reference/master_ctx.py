@@ -43,7 +43,7 @@ class _EpsilonGreedy:
         picks = pred[t] == a[:, None]  # (rounds, N): does policy n pick the action played?
         return list(np.where(picks, w[:, None], 0.0).sum(axis=0))
 
-    def f_tilde(self):
+    def f_tilde(self, t):
         s = len(self.history)
         if s == 0:
             return 1.0
@@ -59,7 +59,7 @@ class _EpsilonGreedy:
         self.last = (t, a, eps / o.K + (1.0 - eps) * (1.0 if a == greedy else 0.0))
         return a
 
-    def update(self, arm, x):
+    def update(self, arm, x, reward):
         t, a, p = self.last
         assert a == arm
         self.history.append((t, a, x / p))

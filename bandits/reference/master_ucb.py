@@ -47,7 +47,7 @@ class _UCB1:
                 out.append(self.total[a] / self.N[a] + math.sqrt(self.c * log_s / self.N[a]))
         return out
 
-    def f_tilde(self):
+    def f_tilde(self, t):
         return min(1.0, max(self.indices()))
 
     def act(self, t):
@@ -55,7 +55,8 @@ class _UCB1:
         scores = self.indices()
         return lowest_argmax(scores)
 
-    def update(self, arm, x):
+    def update(self, arm, x, reward):
+        """UCB1 learns from the reward mapped to [0, 1], x."""
         self.rounds += 1
         self.N[arm] += 1
         self.total[arm] += x
@@ -88,11 +89,15 @@ class ReferenceMasterUCB:
 
     def reset(self, n_arms, horizon, rng, info):
         self.K, self.T, self.rng = n_arms, horizon, rng
-        self.lo, self.scale = reward_scale(self, info)
+        self.lo, self.scale = self.reward_map(info)
         delta = 1.0 / horizon if self.delta is None else self.delta
         self.hat = self.rho_hat_constant * (math.log2(horizon) + 1.0) * math.log(horizon / delta)
         self.events = []  # (first round of the new block, cause: 0 block end, 1/2/3 Test 1/2/both)
         self.new_block(0, 0)
+
+    def reward_map(self, info):
+        """(lo, scale): rewards mapped to [0, 1] by (y - lo) * scale for MASTER's tests."""
+        return reward_scale(self, info)
 
     def new_block(self, n, t):
         """Alg. 2: a fresh MALG of length 2^n from round t."""
@@ -114,12 +119,12 @@ class ReferenceMasterUCB:
                     self.instances.append(self.new_instance(t, t + 2 ** m - 1, m))
         covering = [alg for alg in self.instances if alg.s <= t <= alg.e]
         self.active = min(covering, key=lambda alg: alg.order)
-        self.f = self.active.f_tilde()
+        self.f = self.active.f_tilde(t)
         return self.active.act(t)
 
     def update(self, t, arm, reward):
         x = (reward - self.lo) * self.scale
-        self.active.update(arm, x)
+        self.active.update(arm, x, reward)
         self.f_hist.append(self.f)
         self.r_hist.append(x)
         U = min(self.f_hist)
