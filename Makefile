@@ -9,7 +9,7 @@ EXTRAS := dev,vw,cluster
 RUN := $(PYTHON) run.py
 
 SCALE ?= full
-EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4 fig5 ext_glb ext_semibandit lower_bound ns_benchmark ns_sensitivity fig2_modern
+EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4 fig5 ext_glb ext_semibandit lower_bound ns_benchmark ns_sensitivity fig2_modern modern_sensitivity
 # Sweeps over random instances (one root seed each): are the Fig. 3/4 claims instance-specific?
 INSTANCE_EXPERIMENTS := fig3_instances fig4_instances
 SEEDS := range(10)

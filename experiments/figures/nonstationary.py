@@ -10,6 +10,9 @@ modern baselines.
   Veeravalli 2024: its tests are rarely triggered, change detection beats it).
 * ``ns_sensitivity``: the benchmark's abrupt_few problem with the constants we read
   from secondary sources varied (a figure and a leaderboard; no claims).
+* ``modern_sensitivity``: the same treatment (figure and leaderboard, no claims) for the
+  later linear baselines' readings on Figure 4's setting: MASTER-OFUL's test thresholds
+  scaled down, RestartUCB's period from the corrected analysis.
 * ``fig2_modern.<scenario>``: Figure 2's sinusoid (Bernoulli rewards) and horizons with
   every K-armed baseline; claims: does SW-UCB-opt's (known B_T) or BOB's (unknown B_T)
   advantage over EXP3.S survive against the change-detection methods?
@@ -30,7 +33,7 @@ from experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope
 from experiments.figures.common import LABELS, code_versions, loglog_figure
 from experiments.summary import t_interval
 
-TABLES = ("ns_benchmark.*", "fig2_modern.*", "ns_sensitivity")
+TABLES = ("ns_benchmark.*", "fig2_modern.*", "ns_sensitivity", "modern_sensitivity")
 
 ORACLES = ("oracle_restart_ucb",)
 DETECTORS = ("glr_klucb", "glr_klucb_global", "cusum_ucb", "m_ucb")
@@ -59,7 +62,11 @@ LABELS.update({"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson samplin
                "d_ucb_xi0125": "D-UCB, xi = 1/8", "discounted_ts_g095": "discounted TS, gamma = 0.95",
                "discounted_ts_g099": "discounted TS, gamma = 0.99", "sw_ts_c4": "SW-TS, window constant 4",
                "glr_klucb_experiments": "GLR-klUCB (local), threshold of the authors' code",
-               "glr_klucb_alpha005": "GLR-klUCB (local), alpha_0 = 0.05"})
+               "glr_klucb_alpha005": "GLR-klUCB (local), alpha_0 = 0.05",
+               "master_oful_tm1e-2": "MASTER-OFUL, thresholds x 1e-2",
+               "master_oful_tm1e-3": "MASTER-OFUL, thresholds x 1e-3",
+               "master_oful_tm1e-4": "MASTER-OFUL, thresholds x 1e-4",
+               "restart_linucb_corrected": "RestartUCB, period of the corrected analysis"})
 
 
 def draw(tables: dict, out_dir: Path) -> list[dict]:
