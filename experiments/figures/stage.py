@@ -15,6 +15,7 @@ from experiments.figures import (
     claims,
     common,
     ctx_baselines,
+    ctx_data,
     extensions,
     fig2,
     fig5,
@@ -25,7 +26,7 @@ from experiments.figures import (
 
 # The paper modules, each owning the tables its TABLES names or patterns match (the first
 # match wins). Adding an experiment's figure and claims means adding a module here.
-PAPER_MODULES = (fig2, piecewise, fig5, ctx_baselines, ada, extensions, nonstationary)
+PAPER_MODULES = (fig2, piecewise, fig5, ctx_baselines, ada, extensions, nonstationary, ctx_data)
 
 
 def owner(table: str):
