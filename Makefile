@@ -5,7 +5,7 @@
 BASE_PYTHON ?= python3
 PYTHON ?= $(if $(or $(VIRTUAL_ENV),$(CONDA_PREFIX)),python,.venv/bin/python)
 STAMP := .make/installed-$(subst /,_,$(PYTHON))
-EXTRAS := dev,vw,cluster
+EXTRAS := dev,vw,cluster,river
 RUN := $(PYTHON) run.py
 
 SCALE ?= full
