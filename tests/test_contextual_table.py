@@ -180,12 +180,18 @@ def test_river_source_goes_through_the_loader(tmp_path, monkeypatch):
     env.check_params(200)
     inst = env.instance(200, stream(0, 0, 200))
     assert calls == [("toy", 250)]
+    assert env.footprint(200) >= inst.means.nbytes
     assert inst.evaluation["change_points"] == [100]  # the stream's rows, less the held-out prefix
     assert "S_switches" not in inst.info  # the stream's own drift is not ours to tell
+    monkeypatch.setitem(sys.modules, "bandits.environments.river_data", None)
+    with pytest.raises(ConfigError, match="not part of this installation"):
+        env.check_params(200)
 
 
 BAD = [  # (arrays or a csv frame, settings, T, words of the paragraph)
     ({"R": np.zeros((5, 2))}, {}, 5, ["array 'X' and exactly one of 'R' or 'C'"]),
+    ({"X": np.zeros((5, 1)), "y": np.zeros(5)}, {}, 5, ["env.source=supervised?"]),
+    ({"X": np.zeros((5, 1)), "R": np.zeros((5, 3))}, {"K": 2}, 5, ["env.K=2 but 'R' has 3 columns"]),
     ({"X": np.zeros((5, 1)), "R": np.zeros((5, 2)), "C": np.zeros((5, 2))}, {}, 5, ["exactly one of"]),
     ({"X": np.zeros((5, 1)), "R": np.full((5, 2), 1.5)}, {}, 5, ["'R' holds 1.5", "[0, 1]"]),
     ({"X": np.zeros((5, 1)), "C": -np.ones((5, 2))}, {}, 5, ["'C' holds -1", "below"]),

@@ -115,8 +115,11 @@ def _read(path: Path, where: str, source: str, max_cells: float) -> tuple[np.nda
         headers = files.npz_headers(path, where)
         present = [n for n in options if n in headers]
         if "X" not in headers or len(present) != 1:
+            other = "supervised" if source == "file" else "file"
+            hint = (f" (it holds {' / '.join(n for n in TARGETS[other] if n in headers)}: env.source={other}?)"
+                    if any(n in headers for n in TARGETS[other]) else "")
             raise ConfigError(f"{where} must hold an array 'X' and exactly one of {' or '.join(map(repr, options))} "
-                              f"(env.source={source}); found {sorted(headers)}.")
+                              f"(env.source={source}); found {sorted(headers)}{hint}.")
         for name in ("X", present[0]):
             shape, dtype = headers[name]
             files.check_dtype(dtype, f"'{name}'", where)
@@ -178,6 +181,8 @@ def check_data(X, name: str, target, where: str, max_abs: float, K: int | None =
             i = np.argwhere(~np.isin(target, (0.0, 1.0)))[0]
             raise ConfigError(f"{where}: the multi-label matrix 'Y' must hold 0 or 1, found "
                               f"{target[tuple(i)]:g} at {files.position(i)}.")
+        if K is not None and int(K) != target.shape[1]:
+            raise ConfigError(f"{where}: env.K={K} but '{name}' has {target.shape[1]} columns (one per arm).")
         K = target.shape[1]
     if K < 2:
         raise ConfigError(f"{where}: a bandit needs K >= 2 arms (classes), found K = {K}.")
@@ -199,11 +204,14 @@ def derangement(K: int, rng: np.random.Generator) -> np.ndarray:
 def best_policy_per_piece(means: np.ndarray, pred: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """pi*_s = argmax_pi sum_{t in piece s} means[t, pred[t, pi]] (lowest index on ties), per round."""
     T = means.shape[0]
-    value = means[np.arange(T)[:, None], pred]  # (T, N): each policy's expected reward
     ends = np.r_[starts[1:], T]
     best = np.empty(T, dtype=np.int64)
     for s, e in zip(starts, ends, strict=True):
-        best[s:e] = int(np.argmax(value[s:e].sum(axis=0)))
+        total = np.zeros(pred.shape[1])
+        for a in range(s, e, 8192):  # in chunks: never a (T, N) float matrix
+            b = min(a + 8192, e)
+            total += means[np.arange(a, b)[:, None], pred[a:b]].sum(axis=0)
+        best[s:e] = int(np.argmax(total))
     return best
 
 
@@ -214,6 +222,18 @@ def ridge_policies(X1: np.ndarray, B: np.ndarray, groups: list, ridge: float) ->
         A = X1[rows].T @ X1[rows] + ridge * np.eye(X1.shape[1])
         out.append(np.linalg.solve(A, X1[rows].T @ B[rows]).T)
     return np.stack(out) if out else np.empty((0, B.shape[1], X1.shape[1]))
+
+
+def river_loader():
+    """The bundled-data module (``bandits/environments/river_data.py``), or one paragraph."""
+    try:
+        from bandits.environments import river_data
+    except ImportError as exc:
+        if exc.name != "bandits.environments.river_data":
+            raise
+        raise ConfigError("env.source=river: the bundled datasets (bandits/environments/river_data.py) are not "
+                          "part of this installation.") from None
+    return river_data
 
 
 class ContextualTable:
@@ -280,6 +300,7 @@ class ContextualTable:
         if self.source == "river":
             if not self.dataset:
                 raise ConfigError("env.source=river needs env.dataset=<name> (see bandits/environments/river_data.py).")
+            river_loader()
         elif not self.path:
             raise ConfigError(f"env.source={self.source} needs env.path=<file.npz|.csv|.parquet>.")
         if self.source != "river":
@@ -301,9 +322,7 @@ class ContextualTable:
         return self.data_
 
     def _river(self, rows: int, rng: np.random.Generator):
-        from bandits.environments import river_data
-
-        data = river_data.load(str(self.dataset), rows, rng)
+        data = river_loader().load(str(self.dataset), rows, rng)
         name = "Y" if "Y" in data else "y"
         X = np.asarray(data["X"], dtype=np.float64)
         where = f"river dataset {self.dataset!r}"
@@ -311,8 +330,15 @@ class ContextualTable:
         return X[:rows], B[:rows], [int(c) for c in data.get("change_points", [])]
 
     def footprint(self, T: int) -> int:
-        """Bytes of the instance: contexts, means (and rewards), every policy's actions."""
-        d, K = (self._load()[0].shape[1], self._load()[1].shape[1]) if self.source != "river" else (64, 64)
+        """Bytes of the instance: contexts, means (and rewards), every policy's actions. A river
+        dataset is loaded once (seed 0) to learn its d and K."""
+        if self.source == "river":
+            if getattr(self, "shape_", None) is None:
+                X, B, _ = self._river(int(self.fit_rows) + T, np.random.default_rng(0))
+                self.shape_ = (X.shape[1], B.shape[1])
+            d, K = self.shape_
+        else:
+            d, K = self._load()[0].shape[1], self._load()[1].shape[1]
         return 8 * T * (d + 2 * K) + 2 * T * int(self.n_policies)
 
     def _drift(self, B: np.ndarray, T: int, rng: np.random.Generator):
