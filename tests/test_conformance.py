@@ -42,10 +42,21 @@ def table_file(tmp_path_factory):
     return path
 
 
-def env_from_conf(name, table_file):
+@pytest.fixture(scope="module")
+def contextual_file(tmp_path_factory):
+    """A logged contextual table: X (1200 x 3) and rewards R in [0, 1] (500 held-out rows + the played ones)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1200, 3))
+    path = tmp_path_factory.mktemp("contextual") / "logged.npz"
+    np.savez(path, X=X, R=1 / (1 + np.exp(-X @ rng.normal(size=(3, 4)))))
+    return path
+
+
+def env_from_conf(name, table_file, contextual_file=None):
     from omegaconf import OmegaConf
 
-    overrides = [f"env={name}"] + ([f"env.path={table_file}"] if name == "table" else [])
+    files = {"table": table_file, "contextual_table": contextual_file}
+    overrides = [f"env={name}"] + ([f"env.path={files[name]}"] if name in files else [])
     return build(OmegaConf.to_container(compose(overrides).env, resolve=True), "env")[1]
 
 
@@ -214,12 +225,12 @@ class ProtocolSpy:
 
 
 @pytest.mark.parametrize("name", ENVS)
-def test_no_policy_receives_evaluation_only_data(name, table_file, tmp_path):
+def test_no_policy_receives_evaluation_only_data(name, table_file, contextual_file, tmp_path):
     """Through the real runner, a policy is handed learner information only: no key of
     the instance's evaluation data (change points, optimal policy, variation, ...)."""
     from bandits import simulate
 
-    env = env_from_conf(name, table_file)
+    env = env_from_conf(name, table_file, contextual_file)
     env.check_params(300)
     inst = env.instance(300, stream(0, 0, 300))
     spies = {"spy": InfoSpy()} if name == "drifting_semibandit" else {"spy": InfoSpy(), "protocol": ProtocolSpy()}
@@ -247,8 +258,8 @@ def test_instance_refuses_unclassified_learner_keys():
 
 
 @pytest.mark.parametrize("name", ENVS)
-def test_environment_conformance(name, table_file):
-    env = env_from_conf(name, table_file)
+def test_environment_conformance(name, table_file, contextual_file):
+    env = env_from_conf(name, table_file, contextual_file)
     T = 500
     env.check_params(T)
     inst = env.instance(T, stream(0, 0, T))
@@ -261,7 +272,10 @@ def test_environment_conformance(name, table_file):
     if inst.info.get("semibandit"):
         assert inst.optimal.shape == (T,) and (inst.optimal >= np.sort(inst.means, axis=1)[:, -1] - 1e-12).all()
     elif inst.info.get("contextual"):
-        for key in ("S_switches", "Delta_TV", "policy_actions", "contexts"):
+        # S and Delta are told when known: always for synthetic drift, never for a data file's own drift
+        for key in ("S_switches", "Delta_TV") if inst.evaluation.get("synthetic") else ():
+            assert key in inst.info
+        for key in ("policy_actions", "contexts"):
             assert key in inst.info
         assert "optimal_policy" in inst.evaluation and "change_points" in inst.evaluation
         assert inst.optimal is not None and inst.optimal.shape == (T,)

@@ -83,7 +83,14 @@ def _read_npz(path: Path, where: str, max_cells: float):
                      for n in ("means", "rewards", "actions"))
 
 
-def _read_parquet(path: Path, where: str, max_cells: float):
+def read_frame(path: Path, where: str, pick, max_cells: float) -> dict:
+    """The numeric columns ``pick(names, where)`` chooses from a .csv or .parquet file, as
+    {column: float64 array}, after checking their types (or every value parses as a
+    number) and the number of cells; ConfigError on any defect."""
+    return (_frame_parquet if path.suffix.lower() == ".parquet" else _frame_csv)(path, where, pick, max_cells)
+
+
+def _frame_parquet(path: Path, where: str, pick, max_cells: float) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -92,42 +99,53 @@ def _read_parquet(path: Path, where: str, max_cells: float):
         rows = pq.ParquetFile(path).metadata.num_rows
     except (pa.ArrowException, OSError) as exc:
         raise ConfigError(f"{where} is not a readable Parquet file ({exc}).") from None
-    mean_cols, reward_cols = _column_names(schema.names, where)
-    for col in mean_cols + reward_cols:
+    cols = pick(schema.names, where)
+    for col in cols:
         t = schema.field(col).type
         if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)):
             raise ConfigError(f"{where}: column {col} holds {t} values; it must hold numbers.")
-    _check_cells(rows, len(mean_cols) + len(reward_cols), where, max_cells)
-    frame = pq.read_table(path, columns=mean_cols + reward_cols).to_pandas()
-    return (frame[mean_cols].to_numpy(dtype=np.float64),
-            frame[reward_cols].to_numpy(dtype=np.float64) if reward_cols else None, None)
+    _check_cells(rows, len(cols), where, max_cells)
+    frame = pq.read_table(path, columns=cols).to_pandas()
+    return {c: frame[c].to_numpy(dtype=np.float64) for c in cols}
 
 
-def _read_csv(path: Path, where: str, max_cells: float):
+def _frame_csv(path: Path, where: str, pick, max_cells: float) -> dict:
     import pandas as pd
 
     try:
         names = list(pd.read_csv(path, nrows=0).columns)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise ConfigError(f"{where} could not be read as CSV ({last_line(exc)}).") from None
-    mean_cols, reward_cols = _column_names(names, where)
+    cols = pick(names, where)
     try:
-        frame = pd.read_csv(path, usecols=mean_cols + reward_cols)
+        frame = pd.read_csv(path, usecols=cols)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise ConfigError(f"{where} could not be read as CSV ({last_line(exc)}).") from None
-    _check_cells(len(frame), len(mean_cols) + len(reward_cols), where, max_cells)
-    for col in mean_cols + reward_cols:
+    _check_cells(len(frame), len(cols), where, max_cells)
+    out = {}
+    for col in cols:
         values = pd.to_numeric(frame[col], errors="coerce")
         bad = values.isna() & frame[col].notna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise ConfigError(f"{where}: column {col}, row {row} holds {frame[col].iloc[row]!r}, not a number.")
-        frame[col] = values
-    return (frame[mean_cols].to_numpy(dtype=np.float64),
-            frame[reward_cols].to_numpy(dtype=np.float64) if reward_cols else None, None)
+        out[col] = values.to_numpy(dtype=np.float64)
+    return out
 
 
-READERS = {".npz": _read_npz, ".parquet": _read_parquet, ".csv": _read_csv}
+def _read_columnar(path: Path, where: str, max_cells: float):
+    names = {}
+
+    def pick(columns, where):
+        names["mean"], names["reward"] = _column_names(columns, where)
+        return names["mean"] + names["reward"]
+
+    frame = read_frame(path, where, pick, max_cells)
+    stack = lambda cols: np.column_stack([frame[c] for c in cols]) if cols else None  # noqa: E731
+    return stack(names["mean"]), stack(names["reward"]), None
+
+
+READERS = {".npz": _read_npz, ".parquet": _read_columnar, ".csv": _read_columnar}
 
 
 def load_table(path: str | Path, max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
