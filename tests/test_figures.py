@@ -320,3 +320,23 @@ def test_master_detection_delay_rows():
     rows = master_delays(summary)
     assert [r["verdict"] for r in rows] == ["not measured", "disagrees"]
     assert rows[1]["measured"].startswith("5000 / 900 rounds")
+
+
+def test_ctx_data_figures_leaderboard_and_claims(tmp_path):
+    """ctx_data on two problems at a small T: a figure per problem, the leaderboard, and the
+    C1-C3 comparisons (Ada-ILTCB+ vs ILTCB only where the data drift)."""
+    pytest.importorskip("river")
+    drop = [f"~scenarios.{s}" for s in ("segment", "yeast", "yeast_permuted", "shuttle", "shuttle_permuted",
+                                         "agrawal")]
+    runner.run(compose(["+experiment=ctx_data", "T=300", "trials=2", "n_jobs=1", f"results_dir={tmp_path}", *drop]),
+               progress=False)
+    figures.main(["--results", str(tmp_path)])
+    for name in ("ctx_data_segment_permuted", "ctx_data_sea"):
+        assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 0
+    board = pd.read_csv(tmp_path / "figures" / "ctx_data_leaderboard.csv")
+    assert set(board["scenario"]) == {"segment_permuted", "sea"}
+    assert (board.groupby("scenario")["rank"].min() == 1).all()
+    claims = pd.read_csv(tmp_path / "claims.csv")
+    drifting = claims[claims["claim"].str.contains("on drifting data")]
+    assert set(drifting["figure"]) == {"ctx_data_segment_permuted", "ctx_data_sea"}  # both drift (SEA: its concepts)
+    assert set(claims[claims["claim"].str.contains("VW")]["figure"]) == {"ctx_data_segment_permuted", "ctx_data_sea"}

@@ -32,11 +32,26 @@ def claim_figures(tables: dict) -> set:
     return {name.replace(".", "_") for name in tables}
 
 
+def params(rows: pd.DataFrame) -> dict:
+    value = rows["env_params"].iloc[0]
+    return json.loads(value) if isinstance(value, str) else {}
+
+
+def provenance(rows: pd.DataFrame) -> str:
+    """What the problem's data are, for the figure: a real data set or a synthetic stream."""
+    from bandits.environments.river_data import STREAMS
+
+    p = params(rows)
+    data = p.get("dataset") or p.get("path") or "data"
+    kind = "synthetic stream" if p.get("dataset") in STREAMS else "real data"
+    drift = p.get("drift", "none")
+    return f"{data} ({kind}{', induced ' + drift + ' drift' if drift not in ('none', None) else ''})"
+
+
 def drifting(rows: pd.DataFrame) -> bool:
     """A problem drifts when its environment reports change points or a drift mode."""
     info = json.loads(rows["env_info"].iloc[0]) if isinstance(rows["env_info"].iloc[0], str) else {}
-    params = json.loads(rows["env_params"].iloc[0]) if isinstance(rows["env_params"].iloc[0], str) else {}
-    return bool(info.get("change_points")) or params.get("drift", "none") not in ("none", None)
+    return bool(info.get("change_points")) or params(rows).get("drift", "none") not in ("none", None)
 
 
 def draw(tables: dict, out_dir: Path) -> list[dict]:
@@ -47,7 +62,7 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
         rows = tables[name]
         top = rows[rows["T"] == rows["T"].max()]
         curve_figure(top, figure, "regret_curve", "dynamic regret (mean over trials)",
-                     f"ctx_data: {problem.replace('_', ' ')} (env={rows['env'].iloc[0]})", out_dir, ORDER,
+                     f"ctx_data {problem}: {provenance(rows)}", out_dir, ORDER,
                      footnote="one data set, algorithms' randomness varies")
         board = leaderboard(rows, problem)
         boards.append(board)
