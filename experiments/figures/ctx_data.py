@@ -24,7 +24,7 @@ from experiments.figures.common import LABELS, curve_figure
 from experiments.figures.nonstationary import leaderboard
 
 TABLES = ("ctx_data.*",)
-ORDER = ["ada_iltcb_plus", "ada_iltcb_plus_noreplay", "iltcb", "epsilon_greedy", "exp4", "vw_epsilon", "master_ctx"]
+ORDER = ["ada_iltcb_plus", "ada_iltcb_plus_theory", "ada_iltcb_plus_noreplay", "iltcb", "epsilon_greedy", "exp4", "vw_epsilon", "master_ctx"]
 ADA, ILTCB, VW = "ada_iltcb_plus", "iltcb", "vw_epsilon"
 
 
