@@ -24,7 +24,8 @@ from experiments.figures.common import LABELS, curve_figure
 from experiments.figures.nonstationary import leaderboard
 
 TABLES = ("ctx_data.*",)
-ORDER = ["ada_iltcb_plus", "ada_iltcb_plus_theory", "ada_iltcb_plus_noreplay", "iltcb", "epsilon_greedy", "exp4", "vw_epsilon", "master_ctx"]
+ORDER = ["ada_iltcb_plus", "ada_iltcb_plus_theory", "ada_iltcb_plus_noreplay", "iltcb", "epsilon_greedy", "exp4",
+         "vw_epsilon", "master_ctx"]
 ADA, ILTCB, VW = "ada_iltcb_plus", "iltcb", "vw_epsilon"
 
 
@@ -66,24 +67,25 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
                      footnote="one data set, algorithms' randomness varies")
         board = leaderboard(rows, problem)
         boards.append(board)
-        claims += problem_claims(figure, board, drifting(rows))
+        claims += problem_claims(figure, problem, board, drifting(rows))
     if boards:
         pd.concat(boards, ignore_index=True).to_csv(out_dir / "ctx_data_leaderboard.csv", index=False)
     return claims
 
 
-def problem_claims(figure: str, board: pd.DataFrame, drifts: bool) -> list[dict]:
+def problem_claims(figure: str, problem: str, board: pd.DataFrame, drifts: bool) -> list[dict]:
     """The C1-C3 comparisons on one problem at its largest T."""
     last = board[board["T"] == board["T"].max()].set_index("algo")
     claims = []
     if drifts and have(figure, last.index, [ADA, ILTCB]):
         ratio = float(last.loc[ADA, "mean_regret"] / last.loc[ILTCB, "mean_regret"])
-        claims.append({"claim": f"{LABELS.get(ADA, ADA)} has lower regret than {LABELS.get(ILTCB, ILTCB)} on drifting "
-                                "data (ratio at the largest T)", "figure": figure, "measured": round(ratio, 3),
-                       "expected": "< 1", "verdict": verdict(ratio < 1)})
+        claims.append({"claim": f"{problem}: {LABELS.get(ADA, ADA)} has lower regret than {LABELS.get(ILTCB, ILTCB)} "
+                                "on drifting data (ratio at the largest T)", "figure": figure,
+                       "measured": round(ratio, 3), "expected": "< 1", "verdict": verdict(ratio < 1)})
     if have(figure, last.index, [VW]):
         best = str(last["mean_regret"].idxmin())
-        claims.append({"claim": f"{LABELS.get(VW, VW)} has the lowest regret of all (largest T)", "figure": figure,
+        claims.append({"claim": f"{problem}: {LABELS.get(VW, VW)} has the lowest regret of all (largest T)",
+                       "figure": figure,
                        "measured": f"lowest: {LABELS.get(best, best)} ({last.loc[best, 'mean_regret']:.1f}); "
                                    f"VW {last.loc[VW, 'mean_regret']:.1f}",
                        "expected": "VW lowest", "verdict": verdict(best == VW)})
