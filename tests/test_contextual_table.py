@@ -175,7 +175,11 @@ def test_river_source_goes_through_the_loader(tmp_path, monkeypatch):
         calls.append((name, rows))
         return {"X": rng.normal(size=(rows, 2)), "y": np.arange(rows) % 3, "change_points": [30, 150]}
 
-    monkeypatch.setitem(sys.modules, "bandits.environments.river_data", types.SimpleNamespace(load=load))
+    import bandits.environments as environments  # the stand-in replaces the module wherever it is looked up
+
+    fake = types.SimpleNamespace(load=load)
+    monkeypatch.setitem(sys.modules, "bandits.environments.river_data", fake)
+    monkeypatch.setattr(environments, "river_data", fake, raising=False)
     env = ContextualTable(source="river", dataset="toy", fit_rows=50, n_fitted=3, n_policies=10)
     env.check_params(200)
     inst = env.instance(200, stream(0, 0, 200))
@@ -184,6 +188,7 @@ def test_river_source_goes_through_the_loader(tmp_path, monkeypatch):
     assert inst.evaluation["change_points"] == [100]  # the stream's rows, less the held-out prefix
     assert "S_switches" not in inst.info  # the stream's own drift is not ours to tell
     monkeypatch.setitem(sys.modules, "bandits.environments.river_data", None)
+    monkeypatch.delattr(environments, "river_data", raising=False)
     with pytest.raises(ConfigError, match="not part of this installation"):
         env.check_params(200)
 
