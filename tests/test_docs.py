@@ -158,3 +158,41 @@ def test_number_formatting():
     assert docs.pct(0.0442, 1) == "4.4%"
     assert docs.horizon_of("SW-UCB-opt regret is about 20% of EXP3.S (Rexp3)'s (T=30000)") == 30000
     assert docs.md_table([[1, "a|b"]], headers=["x", "y"]) == "| x | y |\n|---|---|\n| 1 | a\\|b |"
+
+
+FIDELITY = sorted((docs.TEMPLATES / "fidelity").glob("*.md"))
+# Every fidelity row says how its value was sourced: the paper's own text, the authors' own
+# code, a named secondary source, or our own choice where no source states one.
+SOURCE_LEVEL = re.compile(r"^(text|code|secondary \([^)]+\)|ours):\s*\S")
+
+
+def fidelity_rows(path: Path):
+    """(header, row) pairs of every table in a fidelity page whose header has a 'source' column."""
+    lines = path.read_text().splitlines()
+    out = []
+    header = None
+    for line in lines:
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+        elif set(line.replace("|", "").strip()) <= {"-", ":", " "}:
+            continue
+        elif any(h.startswith("source") for h in header):
+            out.append((header, cells))
+    return out
+
+
+@pytest.mark.parametrize("path", FIDELITY, ids=[p.stem for p in FIDELITY])
+def test_every_fidelity_row_names_the_level_of_its_source(path):
+    rows = fidelity_rows(path)
+    assert rows, f"{path.name} has no fidelity table with a source column"
+    assert "recalled" not in path.read_text().lower(), f"{path.name} still cites a recalled value"
+    for header, cells in rows:
+        col = next(i for i, h in enumerate(header) if h.startswith("source"))
+        cell = cells[col]
+        assert SOURCE_LEVEL.match(cell), (
+            f"{path.name}: row {cells[:2]} has source {cell!r}; it must start with 'text:', 'code:', "
+            "'secondary (who):' or 'ours:'")
