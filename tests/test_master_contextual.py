@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from bandits.algorithms import play_policy
+from bandits.algorithms.master import Rate, rate_at, rate_table
 from bandits.contextual.master_contextual import (
     MasterContextual,
     MasterCtxConstants,
@@ -17,7 +18,6 @@ from bandits.contextual.master_contextual import (
     eg_reset,
     eg_update,
     eps_of,
-    rho_eg,
 )
 from bandits.environments import DriftingContextual
 from bandits.errors import ConfigError
@@ -43,16 +43,18 @@ def both(rewards, info, seed, **params):
 def events_of(ref):
     """The reference's (round, cause) list in the kernel's events_ form."""
     restarts = [{"round": r, "test": cause} for r, cause in ref.events if cause > 0]
-    orders, n = [0], 0
+    n0 = ref.first_order()
+    orders, n = [n0], n0
     for _, cause in ref.events:
-        n = 0 if cause > 0 else n + 1
+        n = n0 if cause > 0 else n + 1
         orders.append(n)
     blocks = [{"round": r, "n": o} for r, o in zip([0] + [r for r, _ in ref.events], orders, strict=True)]
     return {"restarts": restarts, "blocks": blocks}
 
 
 @pytest.mark.parametrize("params", [{}, {"test_multiplier": 1e-4}, {"test_multiplier": 3e-5, "epsilon_constant": 0.3},
-                                    {"epsilon_constant": 0.2, "rho_constant": 0.3}])
+                                    {"epsilon_constant": 0.2, "rho_constant": 1.5}, {"rho_cap": True},
+                                    {"start_order": "floor_log2_T", "test_multiplier": 1e-4}])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_kernel_agrees_with_reference_on_random_policy_classes(seed, params):
     rewards, info = random_problem(seed)
@@ -79,7 +81,8 @@ def test_kernel_agrees_with_reference_on_drifting_contextual(mode):
 
 def test_kernel_agrees_with_reference_when_test1_fires():
     # a rise (action 0 pays 0.3, the others 0.05, then all 0.95 from round 1100) with a small
-    # rate constant (f~ close to the best IW mean, so U_t drops below 1) and a tiny Test 1 constant
+    # rate constant (0.4, the smallest near what Assumption 1 allows here: f~ close to the best IW
+    # mean, so U_t drops below 1) and a tiny Test 1 constant (false alarms before the rise too)
     T, K, N = 1500, 3, 20
     rng = np.random.default_rng(3)
     pred = rng.integers(0, K, (T, N)).astype(np.int16)
@@ -88,19 +91,20 @@ def test_kernel_agrees_with_reference_when_test1_fires():
     means[1100:] = 0.95
     rewards = (rng.random((T, K)) < means).astype(float)
     info = {"K": K, "policy_actions": pred, "reward_range": (0.0, 1.0)}
-    algo, ref, actions, expected = both(rewards, info, 1, rho_constant=0.05, test1_constant=1e-4)
+    algo, ref, actions, expected = both(rewards, info, 1, rho_constant=0.4, test1_constant=1e-4)
     np.testing.assert_array_equal(actions, expected)
     assert algo.events_ == events_of(ref)
     fired = [e["round"] for e in algo.events_["restarts"] if e["test"] == 1]
-    assert algo.derived_["test1_restarts"] >= 1 and any(r > 1100 for r in fired)
+    assert algo.derived_["test1_restarts"] >= 1 and any(r >= 1100 for r in fired)
 
 
 def test_epsilon_schedule_and_f_tilde_by_hand():
     """K = 2, N = 3, K log(N / delta) set to 8: rho(s) = eps(s) = (8 / s)^(1/3) (C = c_eps = 1)."""
-    assert rho_eg(8.0, 8.0, 1.0) == pytest.approx(1.0) and rho_eg(27.0, 8.0, 1.0) == pytest.approx(2 / 3)
+    rate = Rate(2.0, 1 / 3, 0.0, math.inf)  # 8^(1/3) / s^(1/3)
+    assert rate_at(8.0, rate) == pytest.approx(1.0) and rate_at(27.0, rate) == pytest.approx(2 / 3)
     assert eps_of(1.0, 8.0, 1.0) == 1.0 and eps_of(8.0, 8.0, 1.0) == 1.0   # min(1, .): full exploration early
     assert eps_of(64.0, 8.0, 1.0) == pytest.approx(0.5) and eps_of(64.0, 8.0, 0.5) == pytest.approx(0.25)
-    c = MasterCtxConstants(8.0, 1.0, 1.0, 1.0, 1.0)
+    c = MasterCtxConstants(8.0, rate, rate, 1.0, 1.0, 1.0, 0)
     pred = np.array([[1, 1, 0]], dtype=np.int16)
     values, plays = np.zeros((2, 3)), np.zeros(2)
     u = np.random.default_rng(0).random(2)
@@ -120,7 +124,7 @@ def test_epsilon_schedule_and_f_tilde_by_hand():
     assert plays[1] == 28.0 and plays[0] == 0.0 and not values[0].any()  # other orders untouched
     # with c_eps = 0.1, eps_28 = 0.0659 <= u1: the greedy action 1, p = eps / 2 + 1 - eps
     values[1], plays[1] = [6.75, 6.75, 2.0], 27.0
-    c = MasterCtxConstants(8.0, 1.0, 0.1, 1.0, 1.0)
+    c = MasterCtxConstants(8.0, rate, rate, 0.1, 1.0, 1.0, 0)
     a, p, f = eg_act(pred, 0, 2, values, plays, 1, c, np.random.default_rng(0))
     assert (a, p) == (1, pytest.approx(1 - 0.1 * eps / 2))
     # f~ is clipped to 1; a reset forgets everything
@@ -139,7 +143,8 @@ def test_rho_and_thresholds_by_hand():
     assert p["delta"] == pytest.approx(1e-3) and p["n_policies"] == N
     assert p["log_scale"] == pytest.approx(5 * math.log(1e5)) == pytest.approx(57.565, abs=1e-3)
     assert p["rho_hat_factor"] == pytest.approx(hat) == pytest.approx(908.99, abs=0.01)
-    rho_pow, thr1 = algo.thresholds(p, T)
+    rho_pow = rate_table(algo.rate(p), T)
+    thr1 = p["test1_multiple"] * p["rho_hat_factor"] * rho_pow
     assert len(rho_pow) == 11
     np.testing.assert_allclose(rho_pow, (57.565 / 2.0 ** np.arange(11)) ** (1 / 3), rtol=1e-5)
     # MALG's scheduling probability rho(2^n) / rho(2^m) = 2^((m - n) / 3) for this rate
@@ -154,8 +159,8 @@ def test_paper_thresholds_exceed_one_at_practical_horizons():
     for T, N in ((10 ** 3, 40), (10 ** 5, 500), (10 ** 6, 500)):
         algo = MasterContextual()
         p = algo.resolve(T, {"K": 5, "policy_actions": np.zeros((1, N))})
-        rho_pow, thr1 = algo.thresholds(p, T)
-        thr2_T = p["test2_multiple"] * p["rho_hat_factor"] * rho_eg(float(T), p["log_scale"], 1.0)
+        thr1 = p["test1_multiple"] * p["rho_hat_factor"] * rate_table(algo.rate(p), T)
+        thr2_T = p["test2_multiple"] * p["rho_hat_factor"] * rate_at(float(T), algo.rate(p))
         assert thr1[-2] > 1000 and thr2_T > 300
     assert thr2_T == pytest.approx(3 * p["rho_hat_factor"] * (5 * math.log(500e6) / 1e6) ** (1 / 3))
     rewards, info = random_problem(0, T=1000)
@@ -209,7 +214,7 @@ def test_only_the_chosen_rewards_are_read():
 
 def test_bad_parameters_are_refused():
     for bad in ({"base": "iltcb"}, {"rho_constant": 0.0}, {"epsilon_constant": -1.0}, {"test_multiplier": -1.0},
-                {"delta": 2.0}):
+                {"delta": 2.0}, {"rho_cap": 1}, {"start_order": "one"}):
         with pytest.raises(ConfigError):
             MasterContextual(**bad).check_params()
     MasterContextual().check_params()

@@ -137,3 +137,12 @@ def klucb_argmax(totals, counts, levels, first, guess, index):
         guess[a] = index[a]
         best = max(best, index[a])
     return argmax_lowest(index)
+
+
+@njit(cache=True)
+def ucb_alg7_index(total, n, log_term, c):
+    """UCB1 as Wei & Luo (COLT 2021) write it for MASTER (App. I.1, Alg. 7, eq. (33)):
+    r_hat + c sqrt(log(T / delta) / N+) with N+ = max(1, N) and r_hat = total / N+, so an
+    arm never pulled has the finite index c sqrt(log(T / delta)) (``log_term`` = log(T / delta))."""
+    n_plus = max(1.0, n)
+    return total / n_plus + c * math.sqrt(log_term / n_plus)

@@ -1,85 +1,99 @@
 """MASTER over UCB1 for K-armed bandits: Wei & Luo, "Non-stationary reinforcement
-learning without prior knowledge: an optimal black-box approach", COLT 2021
-(arXiv 2102.05406). Parameter-free: it is told neither the number of changes nor the
-variation budget, only the horizon T (for the logarithms of rho_hat) and the range
-of the rewards.
+learning without prior knowledge: an optimal black-box approach", COLT 2021 (PMLR
+v134, wei21b; arXiv 2102.05406). Parameter-free: it is told neither the number of
+changes nor the variation budget, only the horizon T (for the logarithms) and the
+range of the rewards.
 
-Source note. The paper's text was not readable in this session (the search corpora
-hold its abstract only). The steps and constants below are the algorithm boxes as we
-recall them (Alg. 1 MALG, Alg. 2 MASTER with Tests 1 and 2, Assumption 1); each is a
-config key with that value as its default, and every one is listed in
-``docs/baselines.md`` (its fidelity tables) as "recalled, to verify against the paper's text". Public
-code seen: Veness et al.'s MALG over UCB1 (Partition Tree Weighting repository,
-``MalgUCB``: the same scheduling rule and rho(t) = sqrt(K/t) + K/t; its MASTER is
-unimplemented). No code was copied.
+Source. The paper's text, read in full (the PMLR version, stored among public code:
+it opens with "Proceedings of Machine Learning Research vol 134"). Section and equation
+numbers below are that version's.
 
-The base algorithm (Assumption 1). At every round the base outputs an optimistic
-estimate f~_t in [0, 1] of the optimal mean and, if the world is stationary enough
-over its first t rounds, (i) f~_t >= min_{tau <= t} f*_tau - Delta and
-(ii) (1/t) sum_{tau <= t} (f~_tau - R_tau) <= rho(t) + Delta, with rho non-increasing.
-Here the base is UCB1 (Auer, Cesa-Bianchi & Fischer 2002, Fig. 1) restarted from
-scratch per instance: index mean_a + sqrt(ucb_c log s / N_a) with s the rounds the
-instance has played (``ucb_c`` = 2, their constant; an unpulled arm has index +inf),
-the arm of largest index (ties: lowest index), and f~_t = min(1, max_a index_a), the
-optimistic estimate of the best mean clipped to the reward range (an unpulled arm
-makes it 1). For UCB, rho(t) = C sqrt(K / t) + c_lin K / t (the K/t term pays the
-first pull of each arm), with C = ``rho_constant`` = 1 and c_lin = ``rho_linear`` = 1
-(the paper's rate is stated up to constants and logarithms, O~(sqrt(K/t)); 1 is our
-reading, the same as Veness et al.'s. A constant provable for this UCB1 on its good
-event is larger: C = 4 sqrt(ucb_c log T) + sqrt(log(1/delta) / (2K)), about 20 at
-T = 1e5, K = 5, which would only raise the thresholds; docs/baselines.md).
+Assumption 1 (§2.1). The base ALG outputs f~_t at the start of every round and, as long
+as the world drifted by at most rho(t) over its first t rounds, with probability
+1 - delta / T: f~_t >= min_{tau <= t} f*_tau - Delta and (1/t) sum_{tau <= t} (f~_tau - R_tau)
+<= rho(t) + Delta (Eq. (1)), with rho non-increasing, **rho(t) >= 1 / sqrt(t), and
+C(t) = t rho(t) non-decreasing**. :func:`check_assumption1` checks the last three for every
+base's rate before any work (``tests/test_master_assumption.py`` for every config).
 
-MALG (Alg. 1), a block of order n (length 2^n) starting at round t_n: at every
-position tau = t - t_n of the block, for m = n, n-1, ..., 0 with 2^m dividing tau,
-one uniform u is drawn from the trial's Generator and, if u < rho(2^n) / rho(2^m), a
-fresh base instance of order m is scheduled on rounds [t, t + 2^m - 1]. (The order-n
-instance has probability 1, so one always covers the block.) At each round the
-active instance is the scheduled instance covering t of the lowest order; it alone
-acts and learns, the others are paused and resume where they stopped. MALG's f~_t is
-the active instance's.
+The base here is UCB1 as App. I.1 writes it (Alg. 7, Eq. (33)), one fresh instance per
+scheduled interval: index r_hat_a + c sqrt(log(T / delta) / N+_a), N+_a = max(1, N_a),
+r_hat_a = (sum of a's rewards) / N+_a, so an unpulled arm has the finite index
+c sqrt(log(T / delta)); the arm of largest index (ties to the lowest index); f~_t = the
+largest index (Eq. (34): f~_t = max_a r~_{t,a}). c is "some universal constant" (Alg. 7):
+``ucb_c`` = 2, the value of Gerogiannis, Huang & Veeravalli's re-implementation
+(repository Grimoid/Is-BB-NS-RL-Feasible, ``UCB.cpp``: the same index, unpulled arms at
+c sqrt(log(T / delta)), f~ the max). Its rate is Eq. (34):
+rho(t) = sqrt(A log(T / delta) / t) + A log(T / delta) / t (A = K arms), times
+``rho_constant`` (default 1) and ``rho_linear`` (default 1) for the two terms.
 
-MASTER (Alg. 2). rho_hat(t) = c_hat (log2 T + 1) log(T / delta) rho(t) with
-c_hat = ``rho_hat_constant`` = 6 and delta = 1/T. Blocks n = 0, 1, 2, ... each run a
-fresh MALG of length 2^n. Within block n, U_t = min_{t_n <= tau <= t} f~_tau, and after
-each round:
+MALG (Procedure 1, Alg. 2), a block of order n (length 2^n) from round t_n: at every
+position tau = t - t_n, for m = n, n-1, ..., 0 with 2^m dividing tau, with probability
+rho(2^n) / rho(2^m) a fresh instance of order m is scheduled on [t, t + 2^m - 1]. One
+uniform per (position, order), orders n down to 0, from the trial's Generator at the
+position's round (Procedure 1 draws them all up front: the same distribution; this
+order fixes the stream, and the reference draws the same). The order-n instance has
+probability 1. The active instance is the scheduled one covering t of the shortest
+length; it alone acts and learns, the others are paused and resume where they stopped.
+MALG's g~_t is the active instance's f~_t.
 
-* Test 1: if t = alg.e for some scheduled instance alg of order m and
-  (1/2^m) sum_{tau = alg.s}^{alg.e} R_tau >= U_t + 9 rho_hat(2^m), fail;
-* Test 2: if (1/(t - t_n + 1)) sum_{tau = t_n}^{t} (f~_tau - R_tau) >= 3 rho_hat(t - t_n + 1),
-  fail.
+MASTER (Alg. 3). rho_hat(t) = 6 n_hat log(T / delta) rho(t), n_hat = log2 T + 1
+(Lemma 3; 6 = ``rho_hat_constant``), delta = 1/T (§2: "a probability parameter delta of
+order 1/poly(T)"; ``delta`` overrides). Blocks n = 0, 1, 2, ... each run a fresh MALG;
+U_t = min_{t_n <= tau <= t} g~_tau, and after each round:
 
-9 and 3 are ``test1_constant`` and ``test2_constant``; ``test_multiplier`` (default 1,
-the paper) multiplies both thresholds: a non-default value is only for experiments
-that make the tests fire. If a test fails, MASTER restarts from n = 0 (a new epoch, a
-new MALG) at the next round; otherwise at the end of block n the next block n + 1
-starts with a fresh MALG. With the paper's constants every threshold exceeds 1 at all
-practical horizons (at T = 1e5, K = 5: 9 rho_hat(2^16) = 193 and 3 rho_hat(T) = 52,
-while averages of rewards and of f~ - R lie in [-1, 1]), so no test can fire and MASTER
-is a randomly restarting UCB (Gerogiannis, Huang & Veeravalli, arXiv 2410.13772).
-``derived_`` records the smallest thresholds of the trial to show it.
+* Test 1: t = alg.e for some order-m alg and (1/2^m) sum_{tau = alg.s}^{alg.e} R_tau >=
+  U_t + 9 rho_hat(2^m): fail;
+* Test 2: (1/(t - t_n + 1)) sum_{tau = t_n}^{t} (g~_tau - R_tau) >= 3 rho_hat(t - t_n + 1): fail.
 
-Rewards are mapped to [0, 1] by (y - lo) * scale (``reward_range`` or the
-environment's); they are not clipped (on Bernoulli problems they are 0/1 already).
+9 and 3 are ``test1_constant`` and ``test2_constant``; ``test_multiplier`` (default 1, the
+paper) multiplies both thresholds, for experiments that make the tests fire. A failed test
+restarts from Line 3 (a new epoch, a fresh MALG at the next round); otherwise the end of
+block n starts block n + 1.
 
-Randomness: only the scheduling draws above, from the Generator passed to the kernel,
-in the order stated; the reference (:mod:`bandits.reference.master_ucb`) draws the same.
+The two points the text leaves open, each a named option:
 
-Events (``events_``): ``restarts`` the rounds at which a test-triggered restart
-starts a new epoch, ``test`` which test fired for each (1, 2, or 3 for both),
-``blocks`` the first round of every block. ``derived_`` counts ``test_restarts``
-(and per test) and ``block_restarts`` (block ends without a test).
+* ``rho_cap`` (default false): whether rho(t) is replaced by min(rho(t), 1). Procedure 1 and
+  Alg. 3 take Assumption 1's rho, and App. I states each base's rho explicitly and uncapped
+  (Eqs. (34), (36)); the re-implementation runs it uncapped (``MASTER.cpp``). The proof of
+  Theorem 2 (App. F) instead says "Below we use C(t) = min{c1 t^p + c2, t} as the input to our
+  algorithm", i.e. t rho(t) capped at t: ``rho_cap: true``. The cap matters: wherever the
+  uncapped rho exceeds 1 it makes rho flat, and a flat rho schedules an instance at every
+  aligned slot (probability rho(2^n) / rho(2^m) = 1), so fresh short instances act on many
+  rounds. For OFUL at d = 5, T = 1e5, rho is flat over the whole horizon and a fresh order-0
+  instance acts every round: MASTER never learns (docs/modern.md, the sensitivity runs).
+* ``start_order`` (default ``zero``, Alg. 3's "for n = 0, 1, ..."): the order of the first
+  block of every epoch. ``floor_log2_T`` is the re-implementation's ``n_init`` (its
+  ``parallel_exps.cpp`` runs MASTER with n_init = floor(log2 T), and ``MASTER.cpp`` sets
+  n = n_init again after a failed test).
+
+The reading that ran before the text was read stays available (config ``master_ucb_nolog``):
+``rho_rule: earlier`` (rho = C sqrt(K / t) + c_lin K / t, no log(T / delta)),
+``base_index: auer`` (Auer et al. 2002's index mean + sqrt(c log s / N), s the instance's own
+rounds, +inf for an unpulled arm), ``f_tilde_clip: true`` (f~ = min(1, max index); required
+with ``auer``, whose infinite index would fail Test 2 at once).
+
+With these constants no test can fire at practical horizons: every average the tests
+compare lies in [-1, 1] up to f~'s bonus, while the smallest thresholds exceed 1 by far
+(docs/baselines.md). ``derived_`` records the smallest thresholds of the trial.
+
+Rewards are mapped to [0, 1] by (y - lo) * scale (``reward_range`` or the environment's);
+they are not clipped (on Bernoulli problems they are 0/1 already).
+
+Events (``events_``): ``restarts`` the rounds at which a test-triggered restart starts a
+new epoch, ``test`` which test fired for each (1, 2, or 3 for both), ``blocks`` the first
+round of every block. ``derived_`` counts ``test_restarts`` (and per test) and
+``block_restarts`` (block ends without a test).
 
 For another base (OFUL, contextual learners): the pieces :func:`malg_schedule`,
-:func:`malg_active`, :func:`master_test1`, :func:`test2_fails` (Test 2 given its threshold;
-:func:`master_test2` is it with UCB1's rate) and :func:`master_block_end` (what follows a
-round: restart, next block or nothing) are base-agnostic, as are the parameter checks,
-rho_hat's factor and the records (:func:`check_master_params`, :func:`rho_hat_factor`,
-:func:`master_factors`, :func:`record_master`). A base provides, per order m (one live
-instance per order at a time): reset(m), act(m) -> (action, f~ in [0, 1]) and
-update(m, action, reward), and its rate rho; see :func:`master_ucb_kernel`, which
-composes them for UCB1 (``ucb_reset``, ``ucb_act``, ``ucb_update``), and write the same
-loop around the new base (:mod:`bandits.algorithms.master_oful` over OFUL,
-:mod:`bandits.contextual.master_contextual` over epsilon-greedy with a t^(-1/3) rate).
+:func:`malg_active`, :func:`master_test1`, :func:`test2_fails` and :func:`master_block_end`
+are base-agnostic, as are the rate (:class:`Rate`, :func:`rate_at`, :func:`master_rate`,
+:func:`check_assumption1`), the parameter checks and the records (:func:`check_master_params`,
+:func:`rho_hat_factor`, :func:`master_factors`, :func:`record_master`). A base provides, per
+order m (one live instance per order at a time), reset(m), act(m) -> (action, f~) and
+update(m, action, reward), and its rate rho; see :func:`master_ucb_kernel`, which composes
+them for UCB1, and the same loop around OFUL (:mod:`bandits.algorithms.master_oful`),
+ILTCB (:mod:`bandits.contextual.master_iltcb`) and epsilon-greedy
+(:mod:`bandits.contextual.master_contextual`).
 """
 
 from __future__ import annotations
@@ -91,29 +105,39 @@ import numpy as np
 from numba import njit
 
 from bandits.algorithms.common import check_delta, check_reward_range, resolve_delta, reward_scale
-from bandits.algorithms.indices import ucb1_index
-from bandits.errors import require_float
+from bandits.algorithms.indices import ucb1_index, ucb_alg7_index
+from bandits.errors import ConfigError, require_choice, require_float
 from bandits.numerics import argmax_lowest
 
-# The constants of one trial for the kernel. hat = c_hat (log2 T + 1) log(T / delta);
-# c2 = test_multiplier * test2_constant; lo, scale map rewards to [0, 1].
-MasterConstants = namedtuple("MasterConstants", "rho_c rho_lin hat c2 ucb_c lo scale")
+# Assumption 1's rate of a base: rho(t) = min(cap, coef / t^power + lin / t) (cap = inf: none).
+Rate = namedtuple("Rate", "coef power lin cap")
+
+START_ORDERS = ("zero", "floor_log2_T")
+RHO_RULES = ("paper", "earlier")
+UCB_INDICES = ("alg7", "auer")
+ALG7, AUER = 0, 1
+
+# The constants of one trial for the UCB1 kernel. hat = c_hat (log2 T + 1) log(T / delta);
+# c2 = test_multiplier * test2_constant; n0 the order of an epoch's first block; log_term =
+# log(T / delta) of Alg. 7's bonus; rule ALG7 / AUER; clip 1 = f~ clipped at 1; lo, scale
+# map rewards to [0, 1].
+MasterConstants = namedtuple("MasterConstants", "rate hat c2 n0 ucb_c log_term rule clip lo scale")
 
 
 @njit(cache=True)
-def rho_of(t, K, rho_c, rho_lin):
-    """rho(t) = C sqrt(K / t) + c_lin K / t: Assumption 1's rate for UCB1 (module doc)."""
-    return rho_c * math.sqrt(K / t) + rho_lin * K / t
+def rate_at(t, r):
+    """rho(t) = min(cap, coef / t^power + lin / t) of a base (its :class:`Rate`)."""
+    return min(r.cap, r.coef / t ** r.power + r.lin / t)
 
 
-# ----------------------------------------------------------------------------- MALG (Alg. 1)
+# ----------------------------------------------------------------------------- MALG (Procedure 1, Alg. 2)
 
 @njit(cache=True)
 def malg_schedule(ends, t, tau, n, rho_pow, rng, started):
-    """Alg. 1 at position ``tau`` of a block of order ``n`` (round ``t``): for m = n..0 with
-    2^m | tau, one uniform; below rho(2^n) / rho(2^m) an instance of order m is scheduled
-    on [t, t + 2^m - 1] (``ends[m]``). ``started[m]`` says which orders the base must
-    reset. ``rho_pow[m]`` = rho(2^m)."""
+    """Procedure 1 at position ``tau`` of a block of order ``n`` (round ``t``): for m = n..0
+    with 2^m | tau, one uniform; below rho(2^n) / rho(2^m) an instance of order m is
+    scheduled on [t, t + 2^m - 1] (``ends[m]``). ``started[m]`` says which orders the base
+    must reset. ``rho_pow[m]`` = rho(2^m)."""
     for m in range(n, -1, -1):
         started[m] = False
         if tau % (1 << m) == 0:
@@ -132,7 +156,7 @@ def malg_active(ends, t, n):
     return n
 
 
-# ----------------------------------------------------------------------------- MASTER's tests (Alg. 2)
+# ----------------------------------------------------------------------------- MASTER's tests (Alg. 3)
 
 @njit(cache=True)
 def master_test1(ends, n, t, xs, U, thr1):
@@ -150,32 +174,26 @@ def master_test1(ends, n, t, xs, U, thr1):
 
 @njit(cache=True)
 def test2_fails(gap, length, threshold):
-    """Test 2 for any base: the block's mean of f~ - R over its ``length`` rounds is >=
+    """Test 2 for any base: the block's mean of g~ - R over its ``length`` rounds is >=
     ``threshold`` = test_multiplier * 3 rho_hat(length)."""
     return gap / length >= threshold
 
 
 @njit(cache=True)
-def master_test2(gap, length, K, c):
-    """Test 2 with UCB1's rate: threshold 3 rho_hat(length) (``c.c2`` = test_multiplier * 3)."""
-    return test2_fails(gap, length, c.c2 * (c.hat * rho_of(length, K, c.rho_c, c.rho_lin)))
-
-
-@njit(cache=True)
-def master_block_end(events, n_events, t, T, tau, n, cause, ends):
-    """Alg. 2 after round t (position ``tau`` of block n): a failed test (``cause`` > 0:
-    1 / 2 / 3 Test 1 / Test 2 / both) restarts from n = 0, the end of block n starts block
-    n + 1; either starts a fresh MALG at t + 1, recorded in ``events`` (nothing after the
-    last round). Returns (n, n_events, True when a new block starts at t + 1)."""
+def master_block_end(events, n_events, t, T, tau, n, cause, ends, n0):
+    """Alg. 3 after round t (position ``tau`` of block n): a failed test (``cause`` > 0:
+    1 / 2 / 3 Test 1 / Test 2 / both) restarts at order ``n0`` (Line 3), the end of block n
+    starts block n + 1; either starts a fresh MALG at t + 1, recorded in ``events`` (nothing
+    after the last round). Returns (n, n_events, True when a new block starts at t + 1)."""
     if (cause > 0 or tau + 1 == (1 << n)) and t + 1 < T:
         events[n_events, 0] = t + 1
         events[n_events, 1] = cause
         ends[:] = -1
-        return (0 if cause > 0 else n + 1), n_events + 1, True
+        return (n0 if cause > 0 else n + 1), n_events + 1, True
     return n, n_events, False
 
 
-# ----------------------------------------------------------------------------- the UCB1 base
+# ----------------------------------------------------------------------------- the UCB1 base (Alg. 7)
 
 @njit(cache=True)
 def ucb_reset(counts, sums, plays, m):
@@ -188,14 +206,17 @@ def ucb_reset(counts, sums, plays, m):
 
 @njit(cache=True)
 def ucb_act(counts, sums, plays, m, c, index):
-    """UCB1's arm (ties to the lowest index) and its f~ = min(1, max index)."""
-    log_s = math.log(plays[m]) if plays[m] > 0 else 0.0
-    top = -np.inf
-    for a in range(counts.shape[1]):
-        index[a] = ucb1_index(sums[m, a], counts[m, a], log_s, c)
-        if index[a] > top:
-            top = index[a]
-    return argmax_lowest(index), min(1.0, top)
+    """The instance's arm (ties to the lowest index) and its f~ = the largest index (clipped
+    at 1 when ``c.clip``): Alg. 7's index, or Auer et al.'s with the instance's own clock."""
+    if c.rule == ALG7:
+        for a in range(counts.shape[1]):
+            index[a] = ucb_alg7_index(sums[m, a], counts[m, a], c.log_term, c.ucb_c)
+    else:
+        log_s = math.log(plays[m]) if plays[m] > 0 else 0.0
+        for a in range(counts.shape[1]):
+            index[a] = ucb1_index(sums[m, a], counts[m, a], log_s, c.ucb_c)
+    top = np.max(index)
+    return argmax_lowest(index), (min(1.0, top) if c.clip else top)
 
 
 @njit(cache=True)
@@ -209,7 +230,7 @@ def ucb_update(counts, sums, plays, m, arm, x):
 
 @njit(cache=True)
 def master_ucb_kernel(rewards, c, rho_pow, thr1, rng, actions, xs, events):
-    """Alg. 2 over Alg. 1 over UCB1. ``events[i]`` = (first round of a new block, cause):
+    """Alg. 3 over Alg. 2 over UCB1. ``events[i]`` = (first round of a new block, cause):
     cause 0 the previous block ended, 1 / 2 / 3 Test 1 / Test 2 / both failed. Returns
     the number of events."""
     T, K = rewards.shape
@@ -218,7 +239,7 @@ def master_ucb_kernel(rewards, c, rho_pow, thr1, rng, actions, xs, events):
     started = np.zeros(M + 1, np.bool_)
     counts, sums, plays = np.zeros((M + 1, K)), np.zeros((M + 1, K)), np.zeros(M + 1)
     index = np.empty(K)
-    n, t_n, U, gap, n_events = 0, 0, np.inf, 0.0, 0
+    n, t_n, U, gap, n_events = c.n0, 0, np.inf, 0.0, 0
     for t in range(T):
         tau = t - t_n
         malg_schedule(ends, t, tau, n, rho_pow, rng, started)
@@ -226,7 +247,7 @@ def master_ucb_kernel(rewards, c, rho_pow, thr1, rng, actions, xs, events):
             if started[m]:
                 ucb_reset(counts, sums, plays, m)
         m = malg_active(ends, t, n)
-        arm, f = ucb_act(counts, sums, plays, m, c.ucb_c, index)
+        arm, f = ucb_act(counts, sums, plays, m, c, index)
         actions[t] = arm
         x = (rewards[t, arm] - c.lo) * c.scale  # only the chosen arm's reward
         xs[t] = x
@@ -236,44 +257,102 @@ def master_ucb_kernel(rewards, c, rho_pow, thr1, rng, actions, xs, events):
         cause = 0
         if master_test1(ends, n, t, xs, U, thr1):
             cause += 1
-        if master_test2(gap, tau + 1, K, c):
+        if test2_fails(gap, tau + 1, c.c2 * (c.hat * rate_at(float(tau + 1), c.rate))):
             cause += 2
-        n, n_events, new = master_block_end(events, n_events, t, T, tau, n, cause, ends)
+        n, n_events, new = master_block_end(events, n_events, t, T, tau, n, cause, ends, c.n0)
         if new:
             t_n, U, gap = t + 1, np.inf, 0.0
     return n_events
 
 
 def max_order(T: int) -> int:
-    """Blocks 0..n span 2^(n+1) - 1 rounds, so block orders stay below T.bit_length()."""
+    """Block orders stay at or below T.bit_length(): from n = 0, blocks 0..n span 2^(n+1) - 1
+    rounds; from n0 = floor(log2 T) = T.bit_length() - 1, block n0 + 1 is the last."""
     return int(T).bit_length()
 
 
 # ----------------------------------------------------------------------------- shared by every base
 
 def check_master_params(algo) -> None:
-    """MASTER's own keys (rho's constants, rho_hat's, the tests', delta, reward_range)."""
+    """MASTER's own keys (rho's constants and rule, the cap, the starting order, rho_hat's
+    constant, the tests', delta, reward_range)."""
     require_float("algo.rho_constant", algo.rho_constant, minimum=0.0, strict=True)
     require_float("algo.rho_linear", algo.rho_linear, minimum=0.0)
     for name in ("rho_hat_constant", "test1_constant", "test2_constant", "test_multiplier"):
         require_float(f"algo.{name}", getattr(algo, name), minimum=0.0)
+    if not isinstance(algo.rho_cap, bool):
+        raise ConfigError(f"algo.rho_cap must be true or false, got {algo.rho_cap!r}.")
+    require_choice("algo.start_order", algo.start_order, set(START_ORDERS))
     check_delta(algo.delta)
     check_reward_range(algo.reward_range)
 
 
 def rho_hat_factor(c_hat: float, T: int, delta: float) -> float:
-    """c_hat (log2 T + 1) log(T / delta): rho_hat(t) is this factor times rho(t) (Alg. 2)."""
+    """c_hat (log2 T + 1) log(T / delta): rho_hat(t) is this factor times rho(t) (Lemma 3)."""
     return float(c_hat) * (math.log2(T) + 1.0) * math.log(T / delta)
 
 
+def start_order(algo, T: int) -> int:
+    """The order of an epoch's first block: 0 (Alg. 3) or floor(log2 T) (the re-implementation)."""
+    return 0 if algo.start_order == "zero" else int(T).bit_length() - 1
+
+
 def master_factors(algo, T: int) -> dict:
-    """delta, rho_hat's factor (:func:`rho_hat_factor`) and the tests' multiples of rho_hat."""
+    """delta, rho_hat's factor (:func:`rho_hat_factor`), the tests' multiples of rho_hat, the
+    cap and the starting order."""
     delta = resolve_delta(algo.delta, T)
     hat = rho_hat_factor(algo.rho_hat_constant, T, delta)
     c1 = float(algo.test_multiplier) * float(algo.test1_constant)
     c2 = float(algo.test_multiplier) * float(algo.test2_constant)
     return {"delta": delta, "rho_constant": float(algo.rho_constant), "rho_linear": float(algo.rho_linear),
-            "rho_hat_factor": hat, "test1_multiple": c1, "test2_multiple": c2}
+            "rho_hat_factor": hat, "test1_multiple": c1, "test2_multiple": c2, "rho_cap": bool(algo.rho_cap),
+            "start_order": start_order(algo, T)}
+
+
+def master_rate(algo, coef: float, power: float, lin: float) -> Rate:
+    """The base's rate with MASTER's cap (``rho_cap``: min(rho, 1), App. F)."""
+    return Rate(float(coef), float(power), float(lin), 1.0 if algo.rho_cap else math.inf)
+
+
+def rate_values(rate: Rate, t) -> np.ndarray:
+    """rho at the rounds t, with the scalar operations of :func:`rate_at` (libm's pow, as
+    the compiled kernels and the references use), so thresholds agree to the last bit."""
+    return np.array([min(rate.cap, rate.coef / float(v) ** rate.power + rate.lin / float(v)) for v in t])
+
+
+def assumption1_violation(rate: Rate, T: int) -> str | None:
+    """Which of Assumption 1's stated conditions on rho fails over t = 1..T, or None:
+    rho non-increasing, rho(t) >= 1 / sqrt(t), C(t) = t rho(t) non-decreasing. Checked
+    exactly on t = 1..min(T, 4096) and on a geometric grid up to T (every condition is a
+    smooth function's sign: a grid misses no violation wider than its spacing)."""
+    t = np.unique(np.concatenate([np.arange(1, min(T, 4096) + 1), np.geomspace(1, max(T, 1), 512).round(),
+                                  [float(T)]]))
+    rho = np.minimum(rate.cap, rate.coef / t ** rate.power + rate.lin / t)
+    if not np.all(np.isfinite(rho)):
+        return "rho is not finite"
+    if np.any(np.diff(rho) > 1e-12 * rho[:-1]):
+        return "rho increases"
+    low = rho < (1.0 - 1e-12) / np.sqrt(t)
+    if np.any(low):
+        return f"rho({int(t[low][0])}) = {rho[low][0]:.4g} is below 1/sqrt(t)"
+    C = t * rho
+    if np.any(np.diff(C) < -1e-12 * C[1:]):
+        return "t rho(t) decreases"
+    return None
+
+
+def check_assumption1(algo, rate: Rate, T: int) -> None:
+    """Refuse a rate that breaks Assumption 1's conditions (a ConfigError naming it)."""
+    why = assumption1_violation(rate, T)
+    if why:
+        raise ConfigError(f"{type(algo).__name__}: its rate rho breaks Assumption 1 of Wei & Luo (rho "
+                          f"non-increasing, rho(t) >= 1/sqrt(t), t rho(t) non-decreasing) at T = {T}: {why}; "
+                          "raise algo.rho_constant.")
+
+
+def rate_table(rate: Rate, T: int) -> np.ndarray:
+    """rho(2^m) for m = 0..max_order(T)."""
+    return rate_values(rate, [2.0 ** m for m in range(max_order(T) + 1)])
 
 
 def record_master(algo, p: dict, events: np.ndarray, min_thr1: float, min_thr2: float) -> None:
@@ -289,23 +368,39 @@ def record_master(algo, p: dict, events: np.ndarray, min_thr1: float, min_thr2: 
                      "block_restarts": int(np.sum(events[:, 1] == 0))}
 
 
+def smallest_thresholds(p: dict, rate: Rate, T: int) -> tuple:
+    """The smallest Test 1 threshold a trial can meet (the longest instance that fits,
+    2^(max_order(T) - 1)) and Test 2's over the whole horizon."""
+    hat = p["rho_hat_factor"]
+    thr1 = p["test1_multiple"] * hat * float(rate_values(rate, [2.0 ** (max_order(T) - 1)])[0])
+    thr2 = p["test2_multiple"] * hat * float(rate_values(rate, [float(T)])[0])
+    return thr1, thr2
+
+
 class MasterUCB:
-    """MASTER (Wei & Luo 2021, Algs. 1-2) over UCB1; see the module doc for every step
-    and constant."""
+    """MASTER (Wei & Luo 2021, Alg. 3 over Alg. 2) over UCB1 (App. I.1, Alg. 7); see the
+    module doc for every step and constant."""
 
     problem_kinds = ("karmed",)
 
-    def __init__(self, rho_constant: float = 1.0, rho_linear: float = 1.0, rho_hat_constant: float = 6.0,
+    def __init__(self, rho_constant: float = 1.0, rho_linear: float = 1.0, rho_rule: str = "paper",
+                 rho_cap: bool = False, start_order: str = "zero", rho_hat_constant: float = 6.0,
                  test1_constant: float = 9.0, test2_constant: float = 3.0, test_multiplier: float = 1.0,
-                 delta: float | None = None, ucb_c: float = 2.0, reward_range=None):
+                 delta: float | None = None, ucb_c: float = 2.0, base_index: str = "alg7",
+                 f_tilde_clip: bool = False, reward_range=None):
         self.rho_constant = rho_constant
         self.rho_linear = rho_linear
+        self.rho_rule = rho_rule
+        self.rho_cap = rho_cap
+        self.start_order = start_order
         self.rho_hat_constant = rho_hat_constant
         self.test1_constant = test1_constant
         self.test2_constant = test2_constant
         self.test_multiplier = test_multiplier
         self.delta = delta
         self.ucb_c = ucb_c
+        self.base_index = base_index
+        self.f_tilde_clip = f_tilde_clip
         self.reward_range = reward_range
 
     def needs(self) -> tuple:
@@ -314,33 +409,47 @@ class MasterUCB:
 
     def check_params(self) -> None:
         check_master_params(self)
+        require_choice("algo.rho_rule", self.rho_rule, set(RHO_RULES))
+        require_choice("algo.base_index", self.base_index, set(UCB_INDICES))
         require_float("algo.ucb_c", self.ucb_c, minimum=0.0)
+        if not isinstance(self.f_tilde_clip, bool):
+            raise ConfigError(f"algo.f_tilde_clip must be true or false, got {self.f_tilde_clip!r}.")
+        if self.base_index == "auer" and not self.f_tilde_clip:
+            raise ConfigError("algo.base_index=auer gives an unpulled arm an infinite index, so f~ would be "
+                              "infinite and Test 2 would fail at once: set algo.f_tilde_clip=true.")
 
-    def resolve(self, T: int, info: dict) -> dict:
-        """The constants of a horizon T (recorded with every result)."""
+    def rate(self, p: dict, K: int) -> Rate:
+        """Eq. (34): sqrt(A log(T/delta) / t) + A log(T/delta) / t (``rho_rule: paper``), or
+        the earlier reading without log(T/delta) (``earlier``), with the two multipliers."""
+        a = float(K) * (p["log_T_over_delta"] if self.rho_rule == "paper" else 1.0)
+        return master_rate(self, p["rho_constant"] * math.sqrt(a), 0.5, p["rho_linear"] * a)
+
+    def resolve(self, T: int, info: dict, K: int | None = None) -> dict:
+        """The constants of a horizon T (recorded with every result); K from ``info["d"]``
+        unless given. Refuses a rate that breaks Assumption 1."""
         lo, scale = reward_scale(self, info)
-        return {**master_factors(self, T), "ucb_c": float(self.ucb_c), "lo": lo, "scale": scale}
-
-    def thresholds(self, p: dict, T: int, K: int) -> tuple:
-        """rho(2^m) for m = 0..max_order(T), and Test 1's thresholds c1 rho_hat(2^m)."""
-        M = max_order(T)
-        rho_pow = np.array([rho_of(float(2 ** m), float(K), p["rho_constant"], p["rho_linear"])
-                            for m in range(M + 1)])
-        thr1 = p["test1_multiple"] * (p["rho_hat_factor"] * rho_pow)
-        return rho_pow, thr1
+        K = int(info["d"]) if K is None else int(K)
+        p = {**master_factors(self, T), "T": int(T), "rho_rule": self.rho_rule, "ucb_c": float(self.ucb_c),
+             "base_index": self.base_index, "f_tilde_clip": bool(self.f_tilde_clip),
+             "log_T_over_delta": math.log(T / resolve_delta(self.delta, T)), "lo": lo, "scale": scale}
+        rate = self.rate(p, K)
+        check_assumption1(self, rate, T)
+        p["rho_coef"], p["rho_lin"] = rate.coef, rate.lin
+        return p
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
         T, K = rewards.shape
-        p = self.resolve(T, info)
-        rho_pow, thr1 = self.thresholds(p, T, K)
-        c = MasterConstants(p["rho_constant"], p["rho_linear"], p["rho_hat_factor"], p["test2_multiple"],
-                            p["ucb_c"], p["lo"], p["scale"])
+        p = self.resolve(T, info, K)
+        rate = self.rate(p, K)
+        rho_pow = rate_table(rate, T)
+        thr1 = p["test1_multiple"] * (p["rho_hat_factor"] * rho_pow)
+        c = MasterConstants(rate, p["rho_hat_factor"], p["test2_multiple"], p["start_order"], p["ucb_c"],
+                            p["log_T_over_delta"], ALG7 if self.base_index == "alg7" else AUER,
+                            1 if self.f_tilde_clip else 0, p["lo"], p["scale"])
         actions = np.empty(T, dtype=np.int64)
         events = np.empty((T, 2), dtype=np.int64)
         count = master_ucb_kernel(np.ascontiguousarray(rewards, dtype=np.float64), c, rho_pow, thr1, rng, actions,
                                   np.empty(T), events)
-        thr2_T = p["test2_multiple"] * (p["rho_hat_factor"] * rho_of(float(T), float(K), p["rho_constant"],
-                                                                     p["rho_linear"]))
-        record_master(self, p, events[:count], thr1[max_order(T) - 1], thr2_T)
+        record_master(self, p, events[:count], *smallest_thresholds(p, rate, T))
         return actions

@@ -12,6 +12,7 @@ from bandits.reference.kl_ucb import ReferenceKLUCB
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
 from bandits.reference.m_ucb import ReferenceMUCB
 from bandits.reference.master_ctx import ReferenceMasterCtx
+from bandits.reference.master_iltcb import ReferenceMasterILTCB
 from bandits.reference.master_oful import ReferenceMasterOFUL
 from bandits.reference.master_ucb import ReferenceMasterUCB
 from bandits.reference.oracle_restart_ucb import ReferenceOracleRestartUCB
@@ -21,7 +22,23 @@ from bandits.reference.sw_ucb_gm import ReferenceSWUCBGM
 from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
-__all__ = ["ReferenceCUSUMUCB", "ReferenceDLinUCB", "ReferenceDUCB", "ReferenceDiscountedTS", "ReferenceGLRklUCB",
-           "ReferenceKLUCB", "ReferenceMUCB", "ReferenceMasterCtx", "ReferenceMasterOFUL", "ReferenceMasterUCB",
-           "ReferenceOracleRestartUCB", "ReferenceRestartLinUCB", "ReferenceSWTS", "ReferenceSWUCB",
-           "ReferenceSWUCBGM", "ReferenceThompson", "ReferenceUCB1"]
+__all__ = [
+    "ReferenceCUSUMUCB",
+    "ReferenceDLinUCB",
+    "ReferenceDUCB",
+    "ReferenceDiscountedTS",
+    "ReferenceGLRklUCB",
+    "ReferenceKLUCB",
+    "ReferenceMUCB",
+    "ReferenceMasterCtx",
+    "ReferenceMasterILTCB",
+    "ReferenceMasterOFUL",
+    "ReferenceMasterUCB",
+    "ReferenceOracleRestartUCB",
+    "ReferenceRestartLinUCB",
+    "ReferenceSWTS",
+    "ReferenceSWUCB",
+    "ReferenceSWUCBGM",
+    "ReferenceThompson",
+    "ReferenceUCB1",
+]

@@ -1,4 +1,5 @@
-"""MASTER over contextual epsilon-greedy (Wei & Luo, COLT 2021, Algs. 1-2), transcribed
+"""MASTER over contextual epsilon-greedy (Wei & Luo, COLT 2021, Alg. 3 over Alg. 2; the base is
+our construction), transcribed
 literally: MALG, MASTER and the tests are :class:`ReferenceMasterUCB`'s (objects for the
 instances, the block's lists of f~ and rewards, every test recomputed from them); only
 the base instance and the rate rho differ. Each instance stores its history
@@ -7,7 +8,8 @@ value from it at every round: no incremental sums, no compiled code, nothing sha
 with :mod:`bandits.contextual.master_contextual` (whose module doc names every step and
 reading).
 
-* rho(t) = C (K log(N / delta) / t)^(1/3), delta = 1/T unless given.
+* rho(t) = C (K log(N / delta))^(1/3) / t^(1/3), delta = 1/T unless given (min(rho, 1) for
+  MASTER's schedule and thresholds with ``rho_cap``; the base's f~ uses it uncapped).
 * The instance's s-th round t: S(pi) = sum over its history of w 1{pi(x_tau) = a_tau};
   f~ = 1 if s = 1 else min(1, max_pi S(pi) / (s - 1) + rho(s - 1)); the greedy action
   is pi(x_t) for the lowest pi of largest S; eps_s = min(1, c_eps (K log(N/delta) / s)^(1/3));
@@ -47,7 +49,7 @@ class _EpsilonGreedy:
         s = len(self.history)
         if s == 0:
             return 1.0
-        return min(1.0, max(self.sums()) / s + self.owner.rho(s))
+        return min(1.0, max(self.sums()) / s + self.owner.base_rho(s))
 
     def act(self, t):
         o = self.owner
@@ -68,19 +70,25 @@ class _EpsilonGreedy:
 class ReferenceMasterCtx(ReferenceMasterUCB):
     problem_kinds = ("contextual",)
 
-    def __init__(self, base="epsilon_greedy", rho_constant=1.0, epsilon_constant=1.0, rho_hat_constant=6.0,
-                 test1_constant=9.0, test2_constant=3.0, test_multiplier=1.0, delta=None):
-        super().__init__(rho_constant=rho_constant, rho_hat_constant=rho_hat_constant,
-                         test1_constant=test1_constant, test2_constant=test2_constant,
-                         test_multiplier=test_multiplier, delta=delta, reward_range=[0.0, 1.0])
+    def __init__(self, base="epsilon_greedy", rho_constant=1.0, epsilon_constant=1.0, rho_cap=False,
+                 start_order="zero", rho_hat_constant=6.0, test1_constant=9.0, test2_constant=3.0,
+                 test_multiplier=1.0, delta=None):
+        super().__init__(rho_constant=rho_constant, rho_cap=rho_cap, start_order=start_order,
+                         rho_hat_constant=rho_hat_constant, test1_constant=test1_constant,
+                         test2_constant=test2_constant, test_multiplier=test_multiplier, delta=delta,
+                         reward_range=[0.0, 1.0])
         self.base = base
         self.epsilon_constant = epsilon_constant
 
     def needs(self):
         return ("policy_actions", "reward_range")
 
+    def base_rho(self, t):
+        """The base's own rate C (K log(N / delta))^(1/3) / t^(1/3), uncapped (its f~)."""
+        return self.rho_constant * self.log_scale ** (1.0 / 3.0) / t ** (1.0 / 3.0)
+
     def rho(self, t):
-        return self.rho_constant * (self.log_scale / t) ** (1.0 / 3.0)
+        return min(1.0, self.base_rho(t)) if self.rho_cap else self.base_rho(t)
 
     def reset(self, n_arms, horizon, rng, info):
         self.pred = info["policy_actions"]
