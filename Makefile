@@ -72,6 +72,7 @@ experiments: $(STAMP)
 	done
 	$(RUN) -m +experiment=ctx_delay env.shift=0.25,0.5,1.0 $(CTX_DELAY_ARGS) $(CTX_SCALE_ARGS)
 	$(RUN) +experiment=ctx_data $(CTX_SCALE_ARGS)
+	$(RUN) +experiment=ctx_master_sensitivity $(CTX_SCALE_ARGS)
 	@for exp in $(INSTANCE_EXPERIMENTS); do \
 		$(RUN) -m +experiment=$$exp "seed=$(SEEDS)" $(SCALE_ARGS) || exit $$?; \
 	done

@@ -33,7 +33,8 @@ LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": "EXP3
           "glm_ucb": "GLM-UCB", "sw_ucb_comb_opt": "SW-UCB-comb-opt", "sw_ucb_comb_obl": "SW-UCB-comb-obl",
           "bob_semibandit": "BOB (semi-bandit)", "cucb": "CUCB",
           "d_linucb": "D-LinUCB", "restart_linucb": "RestartUCB", "restart_linucb_bob": "RestartUCB-BOB",
-          "master_oful": "MASTER-OFUL", "master_ctx": "MASTER (epsilon-greedy)"}
+          "master_oful": "MASTER-OFUL", "master_oful_nolog": "MASTER-OFUL (earlier reading)",
+          "master_ctx": "MASTER (epsilon-greedy, ours)", "master_iltcb": "MASTER-ILTCB"}
 
 LINE_WIDTH = 100  # notices and the printed claims table fit a terminal this wide
 MIN_HORIZONS = 3  # the slope rule (package docstring)

@@ -33,7 +33,12 @@ from experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope
 from experiments.figures.common import LABELS, code_versions, loglog_figure
 from experiments.summary import t_interval
 
-TABLES = ("ns_benchmark.*", "fig2_modern.*", "ns_sensitivity", "modern_sensitivity")
+TABLES = ("ns_benchmark.*", "fig2_modern.*", "ns_sensitivity", "modern_sensitivity", "ctx_master_sensitivity")
+# The verdict each sensitivity run probes, per variant of the family: (experiment, prefix of
+# the variants' keys, the other algorithm, True when the claim is "variant below the other").
+SENSITIVITY_VERDICTS = (("modern_sensitivity", "master_oful", "bob", True),
+                        ("ns_sensitivity", "master_ucb", "glr_klucb", False),
+                        ("ctx_master_sensitivity", "master_iltcb", "ada_iltcb_plus", False))
 
 ORACLES = ("oracle_restart_ucb",)
 DETECTORS = ("glr_klucb", "glr_klucb_global", "cusum_ucb", "m_ucb")
@@ -66,6 +71,19 @@ LABELS.update({"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson samplin
                "master_oful_tm1e-2": "MASTER-OFUL, thresholds x 1e-2",
                "master_oful_tm1e-3": "MASTER-OFUL, thresholds x 1e-3",
                "master_oful_tm1e-4": "MASTER-OFUL, thresholds x 1e-4",
+               "master_oful_tm1e-5": "MASTER-OFUL, thresholds x 1e-5",
+               "master_oful_tm1e-6": "MASTER-OFUL, thresholds x 1e-6",
+               "master_oful_cap": "MASTER-OFUL, rho capped at 1",
+               "master_oful_log2T": "MASTER-OFUL, epochs from order floor(log2 T)",
+               "master_ucb_nolog": "MASTER (UCB), earlier reading",
+               "master_ucb_reimpl": "MASTER (UCB), epochs from order floor(log2 T) (re-implementation)",
+               "master_ucb_c05": "MASTER (UCB), c = 0.5", "master_ucb_c1": "MASTER (UCB), c = 1",
+               "master_ucb_c4": "MASTER (UCB), c = 4", "master_ucb_cap": "MASTER (UCB), rho capped at 1",
+               "master_iltcb_c2_01": "MASTER-ILTCB, c2 = 0.1", "master_iltcb_c2_10": "MASTER-ILTCB, c2 = 10",
+               "master_iltcb_psi10": "MASTER-ILTCB, psi = 10", "master_iltcb_psi1000": "MASTER-ILTCB, psi = 1000",
+               "master_iltcb_cap": "MASTER-ILTCB, rho capped at 1",
+               "master_iltcb_log2T": "MASTER-ILTCB, epochs from order floor(log2 T)",
+               "master_iltcb_every_round": "MASTER-ILTCB, OP solved every round (Alg. 12)",
                "restart_linucb_corrected": "RestartUCB, period of the corrected analysis"})
 
 
@@ -84,6 +102,7 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
             claims += benchmark_claims(name, scenario, rows, data, board)
         elif experiment == "fig2_modern":
             claims += fig2_modern_claims(name, scenario, board)
+        claims += sensitivity_claims(experiment, name.replace(".", "_"), board)
     if boards:
         out = pd.concat(boards, ignore_index=True)
         for experiment, board in out.groupby("experiment"):
@@ -136,6 +155,24 @@ def leaderboard(rows: pd.DataFrame, scenario: str) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- claims
+
+def sensitivity_claims(experiment: str, figure: str, board: pd.DataFrame) -> list[dict]:
+    """Ours: does a verdict survive each variant of the constants behind it? One row per
+    variant at the largest T (:data:`SENSITIVITY_VERDICTS`)."""
+    last = _at_largest_T(board)
+    rows = []
+    for exp, prefix, other, below in SENSITIVITY_VERDICTS:
+        if exp != experiment or other not in last.index:
+            continue
+        for variant in sorted(a for a in last.index if a == prefix or a.startswith(prefix + "_")):
+            ratio = float(last.loc[variant, "mean_regret"] / last.loc[other, "mean_regret"])
+            mine, theirs = LABELS.get(variant, variant), LABELS.get(other, other)
+            claim = f"{mine} has lower regret than {theirs}" if below else f"{theirs} has lower regret than {mine}"
+            rows.append({"claim": f"{claim} (ratio {mine} / {theirs} at the largest T)", "figure": figure,
+                         "measured": round(ratio, 3), "expected": "< 1" if below else "> 1",
+                         "verdict": verdict(ratio < 1 if below else ratio > 1)})
+    return rows
+
 
 def _at_largest_T(board: pd.DataFrame) -> pd.DataFrame:
     return board[board["T"] == board["T"].max()].set_index("algo")
