@@ -163,7 +163,7 @@ def test_number_formatting():
 FIDELITY = sorted((docs.TEMPLATES / "fidelity").glob("*.md"))
 # Every fidelity row says how its value was sourced: the paper's own text, the authors' own
 # code, a named secondary source, or our own choice where no source states one.
-SOURCE_LEVEL = re.compile(r"^(text|code|secondary \([^)]+\)|ours):\s*\S")
+SOURCE_LEVEL = re.compile(r"^((text|code|secondary \([^)]+\)):\s*\S|ours(:\s*\S|$))")
 
 
 def fidelity_rows(path: Path):

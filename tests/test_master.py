@@ -254,6 +254,21 @@ def test_paper_thresholds_exceed_one_at_practical_horizons():
     assert algo.derived_["min_test1_threshold"] == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("T,factor,thr1,thr2,early1,early2", [(10 ** 3, 909, 4109, 905, 888, 206),
+                                                               (10 ** 4, 1579, 1667, 498, 360, 108),
+                                                               (10 ** 5, 2433, 956, 256, 193, 52),
+                                                               (10 ** 6, 3470, 515, 124, 97, 23)])
+def test_the_documented_smallest_thresholds(T, factor, thr1, thr2, early1, early2):
+    """The table of docs/baselines.md (K = 5, delta = 1/T), for the text's reading and the earlier one."""
+    from bandits.algorithms.master import smallest_thresholds
+
+    for params, one, two in (({}, thr1, thr2), (NOLOG, early1, early2)):
+        algo = MasterUCB(**params)
+        p = algo.resolve(T, INFO, 5)
+        assert round(p["rho_hat_factor"]) == factor
+        assert [round(v) for v in smallest_thresholds(p, algo.rate(p, 5), T)] == [one, two]
+
+
 def test_huge_change_fires_a_test_and_restarts():
     T = 2000
     rewards = huge_drop(7, T)
