@@ -96,6 +96,7 @@ from bandits.algorithms.forgetting import (
     scale_record,
     told_upsilon,
 )
+from bandits.algorithms.indices import check_index_params, exploration_level, index_record, index_rule, klucb_argmax
 from bandits.errors import ConfigError, require_float
 from bandits.numerics import argmax_lowest, bernoulli_trial
 
@@ -130,6 +131,26 @@ def d_ucb_kernel(rewards, lo, scale, gamma, B, xi, actions):
 
 
 @njit(cache=True)
+def d_klucb_kernel(rewards, lo, scale, gamma, a, c, actions):
+    """D-klUCB: argmax_i max{q : N_t(gamma, i) kl(X_bar_t(gamma, i), q) <= f(n_t(gamma))}, f(u) =
+    a ln u + c ln ln u, on the rewards clipped to [0, 1]."""
+    T, K = rewards.shape
+    N, X, index, levels = np.zeros(K), np.zeros(K), np.empty(K), np.empty(K)
+    guess = np.full(K, np.nan)                 # each arm's last index: a Newton start only
+    arm = 0
+    for t in range(T):
+        n = 0.0
+        for i in range(K):
+            n += N[i]
+        level = exploration_level(n, a, c)
+        for i in range(K):
+            levels[i] = level
+        arm = klucb_argmax(X, N, levels, arm, guess, index)
+        actions[t] = arm
+        discount_and_add(N, X, gamma, arm, 1.0, min(1.0, max(0.0, (rewards[t, arm] - lo) * scale)))
+
+
+@njit(cache=True)
 def discounted_ts_kernel(rewards, lo, scale, gamma, alpha0, beta0, binarize, rng, actions):
     """Raj & Kalyani's dTS (Alg. 2): theta_i ~ Beta(S_i + alpha0, F_i + beta0), argmax, then
     S, F discounted by gamma and the pulled arm's (binarised) reward added."""
@@ -150,10 +171,14 @@ class DiscountedUCB:
 
     problem_kinds = ("karmed",)
 
-    def __init__(self, gamma=None, xi: float = 0.6, B: float = 1.0, Upsilon_T=None, reward_range=None):
+    def __init__(self, gamma=None, xi: float = 0.6, B: float = 1.0, index: str = "ucb1", kl_exploration: str = "log",
+                 kl_c: float = 3.0, Upsilon_T=None, reward_range=None):
         self.gamma = gamma
         self.xi = xi
         self.B = B
+        self.index = index
+        self.kl_exploration = kl_exploration
+        self.kl_c = kl_c
         self.Upsilon_T = Upsilon_T
         self.reward_range = reward_range
 
@@ -166,6 +191,7 @@ class DiscountedUCB:
         check_gamma(self.gamma)
         require_float("algo.xi", self.xi, minimum=0.0, strict=True)
         require_float("algo.B", self.B, minimum=0.0, strict=True)
+        check_index_params(self)
         check_common(self)
 
     def resolve(self, T: int, info: dict) -> dict:
@@ -177,7 +203,7 @@ class DiscountedUCB:
         else:
             upsilon, gamma = None, float(self.gamma)
         return {"gamma": gamma, "tuning": "gm" if self.gamma is None else "given", "Upsilon_T": upsilon,
-                "xi": float(self.xi), "B": float(self.B), "reward_range": scale_record(lo, scale)}
+                "xi": float(self.xi), "B": float(self.B), **index_record(self), "reward_range": scale_record(lo, scale)}
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
@@ -185,7 +211,11 @@ class DiscountedUCB:
         p = self.derived_ = self.resolve(T, info)
         lo, scale = reward_scale(self, info)
         actions = np.empty(T, dtype=np.int64)
-        d_ucb_kernel(rewards, lo, scale, p["gamma"], p["B"], p["xi"], actions)
+        if self.index == "ucb1":
+            d_ucb_kernel(rewards, lo, scale, p["gamma"], p["B"], p["xi"], actions)
+        else:
+            rule = index_rule(self, p["xi"])
+            d_klucb_kernel(rewards, lo, scale, p["gamma"], rule.a, rule.c, actions)
         return actions
 
 

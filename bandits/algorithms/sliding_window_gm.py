@@ -83,6 +83,7 @@ from bandits.algorithms.forgetting import (
     told_upsilon,
     window_gm,
 )
+from bandits.algorithms.indices import check_index_params, exploration_level, index_record, index_rule, klucb_argmax
 from bandits.algorithms.sliding_window_ucb import observe_arm, refresh_arm_sums
 from bandits.algorithms.window import new_window
 from bandits.errors import require_float
@@ -103,6 +104,26 @@ def sw_ucb_gm_kernel(rewards, lo, scale, window, B, xi, actions):
         arm = argmax_lowest(index)
         actions[t] = arm
         if observe_arm(rows, state, counts, sums, arm, (rewards[t, arm] - lo) * scale):
+            refresh_arm_sums(rows, sums)
+
+
+@njit(cache=True)
+def sw_klucb_gm_kernel(rewards, lo, scale, window, a, c, actions):
+    """SW-klUCB: argmax_i max{q : N_t(tau, i) kl(X_bar_t(tau, i), q) <= f(min(t, tau))}, f(u) =
+    a ln u + c ln ln u, on the rewards clipped to [0, 1]."""
+    T, K = rewards.shape
+    rows, state = new_window(min(window, T), 2)
+    counts, sums, index, levels = np.zeros(K), np.zeros(K), np.empty(K), np.empty(K)
+    guess = np.full(K, np.nan)                 # each arm's last index: a Newton start only
+    arm = 0
+    for t in range(T):
+        level = exploration_level(min(t, window), a, c)
+        for i in range(K):
+            levels[i] = level
+        arm = klucb_argmax(sums, counts, levels, arm, guess, index)
+        actions[t] = arm
+        x = min(1.0, max(0.0, (rewards[t, arm] - lo) * scale))
+        if observe_arm(rows, state, counts, sums, arm, x):
             refresh_arm_sums(rows, sums)
 
 
@@ -129,10 +150,14 @@ class SlidingWindowUCBGM:
 
     problem_kinds = ("karmed",)
 
-    def __init__(self, window=None, xi: float = 0.6, B: float = 1.0, Upsilon_T=None, reward_range=None):
+    def __init__(self, window=None, xi: float = 0.6, B: float = 1.0, index: str = "ucb1", kl_exploration: str = "log",
+                 kl_c: float = 3.0, Upsilon_T=None, reward_range=None):
         self.window = window
         self.xi = xi
         self.B = B
+        self.index = index
+        self.kl_exploration = kl_exploration
+        self.kl_c = kl_c
         self.Upsilon_T = Upsilon_T
         self.reward_range = reward_range
 
@@ -145,6 +170,7 @@ class SlidingWindowUCBGM:
         check_window_int(self.window)
         require_float("algo.xi", self.xi, minimum=0.0, strict=True)
         require_float("algo.B", self.B, minimum=0.0, strict=True)
+        check_index_params(self)
         check_common(self)
 
     def resolve(self, T: int, info: dict) -> dict:
@@ -155,7 +181,7 @@ class SlidingWindowUCBGM:
         else:
             upsilon, window = None, int(self.window)
         return {"window": window, "tuning": "gm" if self.window is None else "given", "Upsilon_T": upsilon,
-                "xi": float(self.xi), "B": float(self.B), "reward_range": scale_record(lo, scale)}
+                "xi": float(self.xi), "B": float(self.B), **index_record(self), "reward_range": scale_record(lo, scale)}
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
@@ -163,7 +189,11 @@ class SlidingWindowUCBGM:
         p = self.derived_ = self.resolve(T, info)
         lo, scale = reward_scale(self, info)
         actions = np.empty(T, dtype=np.int64)
-        sw_ucb_gm_kernel(rewards, lo, scale, p["window"], p["B"], p["xi"], actions)
+        if self.index == "ucb1":
+            sw_ucb_gm_kernel(rewards, lo, scale, p["window"], p["B"], p["xi"], actions)
+        else:
+            rule = index_rule(self, p["xi"])
+            sw_klucb_gm_kernel(rewards, lo, scale, p["window"], rule.a, rule.c, actions)
         return actions
 
 
