@@ -1,13 +1,21 @@
-"""The passively adaptive K-armed baselines (d_ucb, sw_ucb_gm, discounted_ts, sw_ts):
-round-exact agreement with the literal transcriptions, hand-computed steps, the tuning
-formulas by hand, the stationary limit Upsilon_T = 0, and what the discount / window buys."""
+"""The passively adaptive K-armed baselines (d_ucb, sw_ucb_gm, discounted_ts, sw_ts, and the
+kl-UCB variants d_klucb, sw_klucb_gm): round-exact agreement with the literal
+transcriptions, hand-computed steps, the tuning formulas by hand, the stationary limit
+Upsilon_T = 0, and what the discount / window buys."""
 
 import math
 
 import numpy as np
 import pytest
 
-from bandits.algorithms import DiscountedThompson, DiscountedUCB, SlidingWindowThompson, SlidingWindowUCBGM, play
+from bandits.algorithms import (
+    KLUCB,
+    DiscountedThompson,
+    DiscountedUCB,
+    SlidingWindowThompson,
+    SlidingWindowUCBGM,
+    play,
+)
 from bandits.algorithms.discounted import discount_and_add
 from bandits.algorithms.forgetting import discount_gm, window_gm
 from bandits.environments.piecewise_bernoulli import PiecewiseBernoulli
@@ -85,6 +93,57 @@ def test_reward_range_rescaling_gives_the_same_trajectory_on_bernoulli_rewards(n
     plain = fast().play(rewards, info, np.random.default_rng(9))
     scaled = fast(reward_range=[-1.0, 2.0]).play(3 * rewards - 1, info, np.random.default_rng(9))
     np.testing.assert_array_equal(plain, scaled)
+
+
+KL = [{"index": "kl_ucb"}, {"index": "kl_ucb", "kl_exploration": "log_loglog"},
+      {"index": "kl_ucb", "kl_exploration": "log_loglog", "kl_c": 1.0},
+      {"index": "kl_ucb", "kl_exploration": "three_log"}]
+
+
+@pytest.mark.parametrize("name", ["d_ucb", "sw_ucb_gm"])
+@pytest.mark.parametrize("kl", KL)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kl_variants_agree_with_literal_transcriptions(name, kl, seed):
+    """D-klUCB (kl-UCB on the discounted counts and means, f(n_t(gamma))) and SW-klUCB (on the
+    window's, f(min(t, tau))), on Bernoulli rewards and on rewards inside [0, 1]."""
+    _, rewards, info = bernoulli_table(seed)
+    actions = agree(name, rewards, info, seed, **kl)
+    assert len(np.unique(actions)) == 5
+    agree(name, fractional_table(seed)[0], info, seed, **kl)
+
+
+@pytest.mark.parametrize("name, params", [("d_ucb", {"gamma": 0.9}), ("sw_ucb_gm", {"window": 40}),
+                                          ("sw_ucb_gm", {"window": 7})])
+@pytest.mark.parametrize("kl", KL[:2] + KL[3:])
+def test_kl_variants_agree_with_other_constants_and_a_rescaled_range(name, params, kl):
+    rewards, info = fractional_table(3)
+    agree(name, rewards, info, 3, **params, **kl)
+    agree(name, 3 * rewards - 1, info, 3, reward_range=[-1.0, 2.0], **params, **kl)
+    # rewards outside the range are clipped to [0, 1] for kl (the transcription clips them too)
+    agree(name, 1.4 * rewards - 0.2, info, 3, **params, **kl)
+
+
+@pytest.mark.parametrize("kl, c", [({}, 0.0), ({"kl_exploration": "log_loglog", "kl_c": 3.0}, 3.0)])
+def test_kl_variants_without_forgetting_are_kl_ucb(kl, c):
+    """gamma = 1 (n_t(1) = t, the counts and sums undiscounted) and tau = T (the whole
+    history): D-klUCB and SW-klUCB are kl-UCB (Garivier & Cappé, Alg. 1, t = rounds played)
+    with c = 0 for f = log and c = 3 for log_loglog, round for round."""
+    _, rewards, info = bernoulli_table(5)
+    want = KLUCB(c=c).play(rewards, info, np.random.default_rng(0))
+    for algo in (DiscountedUCB(gamma=1.0, index="kl_ucb", **kl), SlidingWindowUCBGM(window=T, index="kl_ucb", **kl)):
+        np.testing.assert_array_equal(algo.play(rewards, info, np.random.default_rng(0)), want)
+
+
+def test_index_choice_is_recorded_and_checked():
+    info = {"Upsilon_T": 4, "reward_range": (0.0, 1.0), "d": 5}
+    assert DiscountedUCB().resolve(10_000, info)["index"] == "ucb1"
+    p = SlidingWindowUCBGM(index="kl_ucb", kl_exploration="three_log").resolve(10_000, info)
+    assert (p["index"], p["kl_exploration"], p["kl_f"]) == ("kl_ucb", "three_log", [3.0, 0.0])
+    p = DiscountedUCB(index="kl_ucb", kl_exploration="log_loglog", kl_c=2.0).resolve(10_000, info)
+    assert p["kl_f"] == [1.0, 2.0]
+    for bad in (DiscountedUCB(index="kl"), SlidingWindowUCBGM(kl_exploration="loglog"), DiscountedUCB(kl_c=-1.0)):
+        with pytest.raises(ConfigError, match="algo\\.(index|kl_exploration|kl_c)"):
+            bad.check_params()
 
 
 # ----------------------------------------------------------------------------- steps by hand

@@ -172,6 +172,30 @@ def test_labels_tell_apart_exactly_what_differs():
     assert assign_labels(close).is_unique
 
 
+def test_labels_tell_the_kl_ucb_variants_apart():
+    """The index of a change-detection or forgetting baseline is part of its label: by its
+    config's name (m_klucb, d_klucb, ...) or, for one config with ``index`` overridden, by
+    the setting that differs; the figures name each variant."""
+    from experiments.figures.common import LABELS
+    from experiments.figures.nonstationary import LABELS as NS_LABELS  # noqa: F401  (fills LABELS)
+    from experiments.labels import assign_labels
+
+    def row(algo, **params):
+        return {"algo": algo, "env": "piecewise_bernoulli", "algo_params": json.dumps(params), "env_params": "{}"}
+
+    base = {"window": None, "kl_exploration": "log", "kl_c": 3.0}
+    rows = pd.DataFrame([row("m_ucb", index="ucb1", **base), row("m_klucb", index="kl_ucb", **base),
+                         row("d_ucb", index="ucb1", kl_exploration="log"),
+                         row("d_ucb", index="kl_ucb", kl_exploration="log"),
+                         row("d_ucb", index="kl_ucb", kl_exploration="three_log")])
+    assert list(assign_labels(rows)) == ["m_ucb", "m_klucb", "d_ucb[index=ucb1,kl_exploration=log]",
+                                         "d_ucb[index=kl_ucb,kl_exploration=log]",
+                                         "d_ucb[index=kl_ucb,kl_exploration=three_log]"]
+    names = {LABELS[n] for n in ("m_ucb", "m_klucb", "cusum_ucb", "cusum_klucb", "d_ucb", "d_klucb",
+                                 "sw_ucb_gm", "sw_klucb_gm")}
+    assert len(names) == 8
+
+
 # ----------------------------------------------------------------------------- what makes a cell stale
 
 def project_copy(tmp_path):

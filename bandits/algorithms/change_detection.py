@@ -1,96 +1,144 @@
 """Two change-detection baselines for piecewise-stationary K-armed bandits: CUSUM-UCB
-(local restarts) and M-UCB (global restarts).
+(local restarts) and M-UCB (global restarts), each with UCB1 (the papers') or kl-UCB (the
+GLR-klUCB experiments' variants CUSUM-klUCB and M-klUCB) as its index.
 
-Sources. The papers' full texts were not at hand when this was written (only their
-abstracts): the steps below follow the algorithm boxes as restated by SMPyBandits
-(``Policies/CUSUM_UCB.py``, ``CD_UCB.py``, ``Monitored_UCB.py``: Besson's docstrings give
-the formulas with the papers' theorem numbers) and by Besson, Kaufmann et al.'s own code
-for their benchmark (``PiecewiseStationaryBandits/Algos.jl``); where these differ the
-reading taken is named. ``docs/baselines.md`` (its fidelity tables) lists every one.
+Sources read (``docs/baselines.md``, fidelity tables, gives the level of every row). The
+papers' own texts could not be read here: the search corpora hold only the first page of
+arXiv 1711.03539 (Liu, Lee & Shroff) and 1802.03692 (Cao, Wen, Kveton & Xie), abstract and
+introduction. What was read instead:
+
+* [S] SMPyBandits (``SMPyBandits/SMPyBandits``, newest snapshot, commit 012fc13, and the
+  history of its files): ``Policies/CUSUM_UCB.py``, ``Policies/CD_UCB.py``,
+  ``Policies/Monitored_UCB.py``, ``Policies/UCB.py``, ``Policies/klUCB.py``,
+  ``configuration_nonstationary.py``. Besson's docstrings quote the papers' formulas with
+  their theorem numbers;
+* [J] Kaufmann's Julia code for Besson, Kaufmann, Maillard & Seznec's benchmark
+  (``EmilieKaufmann/PiecewiseStationaryBandits``, ``Algos.jl``: ``MklUCB``, ``CUSUMklUCB``);
+* [B] Besson's thesis, chapter 6 (``Naereen/phd-thesis``,
+  ``2-Chapters/6-Chapter/nonstatbandits/NonStatB.tex``): the related-work paragraph on
+  CUSUM-UCB and M-UCB, the definition of the kl-UCB index (def:6:UCB) and the "Algorithms
+  and parameters tuning" paragraph of the experiments, which runs CUSUM-klUCB and M-klUCB
+  ("all algorithms that use UCB as a sub-routine were adapted to use klUCB instead").
 
 Rewards are read as x = (y - lo) * scale in [0, 1] (:func:`bandits.algorithms.common.reward_scale`),
-not clipped: both detectors and both UCB indices are linear in x, only their thresholds
-assume rewards in [0, 1].
+not clipped with ``index: ucb1`` (both detectors and the UCB1 index are linear in x, only
+their thresholds assume rewards in [0, 1]) and clipped to [0, 1] with ``index: kl_ucb``
+(kl is defined on [0, 1]; as kl-UCB and GLR-klUCB; the detector then sees the clipped x).
 
-CUSUM-UCB (``cusum_ucb``; Liu, Lee & Shroff, AAAI 2018, arXiv 1711.03539)
--------------------------------------------------------------------------
-Alg. 1 (CD-UCB) with Alg. 2 (two-sided CUSUM) as the change detector, one per arm.
+The index (``index``, both algorithms; :class:`bandits.algorithms.indices.IndexRule`):
 
-* Round t (Alg. 1): with probability alpha an arm uniformly at random, else
-  argmax_i mean_i + sqrt(xi log n_t / N_i), where N_i and mean_i
-  count arm i's samples since its own last reset tau_i and n_t = sum_i N_i. An arm with
-  N_i = 0 has an infinite index (played first, lowest index first). Randomness: one
-  ``rng.random()`` every round; when it is below alpha, ``rng.integers(0, K)`` picks the
-  arm (the reference draws the same numbers in the same order).
+* ``ucb1`` (default, the papers'): mean + sqrt(c f / n) with f = ln u, c = 2 for M-UCB and
+  ``xi`` for CUSUM-UCB;
+* ``kl_ucb``: max{q in [0, 1] : n kl(mean, q) <= f(u)} on the same samples, f set by
+  ``kl_exploration`` (``log``: ln u, default, what [J] and [S] run in M-klUCB and
+  CUSUM-klUCB; ``log_loglog``: ln u + ``kl_c`` ln ln u, ``kl_c`` = 3 as [B] def:6:UCB;
+  ``three_log``: 3 ln u, SMPyBandits' ``klUCB_forGLR``; see
+  :mod:`bandits.algorithms.indices`); ``xi`` is then unused.
+
+u is the same for both indices: the rounds since the last restart for M-UCB, the samples
+in play n_t for CUSUM-UCB (below).
+
+CUSUM-UCB (``cusum_ucb``, ``cusum_klucb``; Liu, Lee & Shroff, AAAI 2018, arXiv 1711.03539)
+------------------------------------------------------------------------------------------
+Alg. 1 (CD-UCB) with Alg. 2 (two-sided CUSUM) as the change detector, one per arm ([S]'s
+docstrings).
+
+* Round t (Alg. 1): with probability alpha an arm uniformly at random, else the argmax of
+  the index with u = n_t = sum_i N_i, where N_i and the mean of arm i count its samples
+  since its own last reset tau_i ([S] ``CUSUM_IndexPolicy.getReward`` forces the UCB's t to
+  sum of the pulls since the restarts; [J] ``log(nvalid)``; [B] "f(t - tau_k(t)) is replaced
+  by f(n_t) with n_t = sum_k n_k(t)" for CUSUM-UCB). An arm with N_i = 0 has an infinite
+  index (played first, lowest index first). Randomness: one ``rng.random()`` every round;
+  when it is below alpha, ``rng.integers(0, K)`` picks the arm (the reference draws the
+  same numbers in the same order).
 * Alg. 2 on arm i's samples y_1, y_2, ... since its reset: u0 = mean of y_1..y_M;
   s_k^+ = (y_k - u0 - eps) 1(k > M), s_k^- = (u0 - y_k - eps) 1(k > M),
   g^+ = max(0, g^+ + s^+), g^- = max(0, g^- + s^-); alarm when g^+ > h or g^- > h
-  (SMPyBandits' docstring and Besson et al.'s code; SMPyBandits' code tests >= h: the
-  two differ only on exact equality).
+  ([S]'s docstring and [J]; [S]'s code tests >= h: the two differ only on exact equality).
 * An alarm on the arm just played at round t resets that arm only (tau_i = t + 1: its
-  count, mean, u0, g+ and g- start afresh; the alarming sample is not kept): a LOCAL
-  restart, recorded in ``events_`` as ``{"restarts": [rounds], "arms": [arms]}``.
+  count, mean, u0, g+ and g- start afresh; the alarming sample is not kept, as [J]): a
+  LOCAL restart, recorded in ``events_`` as ``{"restarts": [rounds], "arms": [arms]}``.
 
-Constants (each a config key; null = the paper's tuning):
+Constants (each a config key; null = the tuning the sources quote):
 
 * ``h`` = log(T / Upsilon_T) and ``alpha`` = sqrt(Upsilon_T / T * log(T / Upsilon_T))
-  (Thm. 2 / Cor. 2 simplified, regret O(sqrt(T Upsilon_T log(T / Upsilon_T))): the same
-  formula in SMPyBandits' ``compute_h_alpha_from_input_parameters__CUSUM``, its issue
-  #171 quoting the paper, and Besson et al.'s code). alpha is capped at 1 (it never
-  exceeds 0.61 anyway). SMPyBandits also offers Thm. 2's unsimplified form,
-  h = log(T / Upsilon_T) / C1 and alpha = K sqrt(C2 Upsilon_T / (C1 T) log(T / Upsilon_T)),
-  with C1, C2 functions of eps and M: not offered here.
-* ``epsilon`` = min_change / 2 (our reading: the paper asks eps below the smallest change
-  of a mean; half of it gives the CUSUM a drift of at least min_change / 2 - |u0 - mu|
-  downwards before the change and upwards after it, the two margins equal).
-* ``M`` = 100 samples for u0 (SMPyBandits' default; the paper leaves M to the user, its
-  experiments' value could not be checked against the text here).
-* ``xi`` = 2 in the UCB bonus (UCB1's constant, the index CUSUM-UCB is built on and the
-  one SMPyBandits' CUSUM-UCB wraps; the paper writes it as a free constant xi).
+  ([S] ``compute_h_alpha_from_input_parameters__CUSUM``; [J]'s comment "recommended tuning
+  h = log(T/nbreaks) and alpha=sqrt(nbreaks*log(T/nbreaks)/T)"; [B]'s experiments "as
+  suggested in the paper"). alpha is capped at 1 (it never exceeds 0.61 anyway). [S] also
+  has Thm. 2's unsimplified h = log(T / Upsilon_T) / C1, alpha = K sqrt(C2 Upsilon_T /
+  (C1 T) log(T / Upsilon_T)) with C1, C2 functions of eps and M: not offered here.
+* ``epsilon`` = min_change / 2 (ours: the paper asks eps below the smallest change of a
+  mean, as [B] restates it; half of it gives the CUSUM a drift of at least
+  min_change / 2 - |u0 - mu| downwards before the change and upwards after it, the two
+  margins equal). [B]'s experiments: 0.1 on easy problems, 0.001 on hard ones.
+* ``M`` = 100 samples for u0 ([S] ``CUSUM_UCB.py`` default; [B]'s experiments and [J]: 150).
+* ``xi`` = 2 in the UCB1 bonus (UCB1's constant, [S] ``UCB.py``: sqrt(2 log t / N), the
+  index [S]'s CUSUM-UCB wraps).
 
 Stationary limit (Upsilon_T = 0, or min_change = 0 so no change can be sized): no
-detection (h = infinity) and alpha = 0: plain UCB with the bonus above.
+detection (h = infinity) and alpha = 0: the index alone.
 
-M-UCB (``m_ucb``; Cao, Wen, Kveton & Xie, AISTATS 2019, arXiv 1802.03692)
--------------------------------------------------------------------------
-Alg. 2 (M-UCB) with Alg. 1 (the change detector CD(w, b)): the numbering of the paper's
-review we could read (the brief numbers them the other way round).
+M-UCB (``m_ucb``, ``m_klucb``; Cao, Wen, Kveton & Xie, AISTATS 2019, arXiv 1802.03692)
+--------------------------------------------------------------------------------------
+Alg. 2 (M-UCB) with Alg. 1 (the change detector CD(w, b)), the numbering of a review of the
+paper (nubint.ai; the brief numbers them the other way round).
 
 * Round t (1-based, tau = the round of the last detection, 0 at first):
   A = (t - tau) mod floor(K / gamma); if A is in 1..K play arm A (0-based A - 1: a
-  round-robin over the arms at the start of every floor(K / gamma) rounds), else
-  argmax_k mean_k + sqrt(2 log(t - tau) / n_k) on the samples since tau (UCB1).
-  gamma = 0 means no forced round.
+  round-robin over the arms at the start of every floor(K / gamma) rounds), else the argmax
+  of the index with u = t - tau on the samples since tau. [B]: M-UCB explores "when the
+  time since the last restart, t - tau, is found to be in [K]"; the modulus floor(K / gamma)
+  is [J]'s ``ExploRange`` (with [J]'s global t) and [B]'s GLR-klUCB Algorithm ("generalizes
+  the deterministic exploration proposed for M-UCB"); [S] uses (t - tau) mod ceil(K / gamma)
+  < K. u = t - tau is the paper's UCB1 as [S] runs it (a full restart starts a new UCB) and
+  [B] def:6:UCB's f(t - tau_k(t)) with tau_k = tau; [J] uses log of the rounds since the
+  restart, one less. gamma = 0 means no forced round.
 * Alg. 1 on the arm just played, once it has w samples since tau: its last w samples
-  Y_1..Y_w (oldest first) signal a change when |sum Y_{w/2+1..w} - sum Y_{1..w/2}| > b.
-* A detection at round t restarts ALL arms (tau = t; every n_k = 0), recorded in
-  ``events_`` (``restarts``; ``arms``: the arm whose window fired).
+  Y_1..Y_w (oldest first) signal a change when |sum Y_{w/2+1..w} - sum Y_{1..w/2}| > b
+  ([S] ``detect_change``; [J] the same).
+* A detection at round t restarts ALL arms (tau = t; every n_k = 0; the detecting sample
+  dropped, as [J]), recorded in ``events_`` (``restarts``; ``arms``: the arm whose window
+  fired).
 * The last w samples of each arm are a ring of :mod:`bandits.algorithms.window` (one ring
   per arm, in one (K, w, 1) array), with running sums of its two halves; the ring keeps
   the samples from before a restart, but the test waits for w samples since tau, by
   which time all of them are new.
 
-Constants (config keys; null = the paper's tuning), delta = min_change:
+Constants (config keys; null = the tuning below), delta = min_change:
 
 * ``window`` w = (4 / delta^2) (sqrt(log(2 K T^2)) + sqrt(log(2 T)))^2 rounded up to an
-  even integer (Remark 1 as SMPyBandits cites it; SMPyBandits reads the second term
-  as sqrt(2T), which makes w larger than T for every delta <= 1 -- we read it as
-  sqrt(log(2T)), the term of the detection delay). The paper's experiments use a
-  smaller practical w that could not be checked here: set ``window`` to an integer.
-* ``b`` = sqrt(w / 2 * log(2 K T^2)) (the theorem, Thm. 6.1 of the arXiv version as
-  SMPyBandits cites it; Besson et al.'s code comments the same).
-* ``gamma`` = sqrt(Upsilon_T K min(w/2, ceil(b / delta) + 3 sqrt(w)) / (2 T)) (the same
-  theorem with M - 1 = Upsilon_T change points, SMPyBandits' reading; Besson et al.'s
-  code comments sqrt(Upsilon_T K (2b + 3 sqrt(w)) / (2T)) instead), capped at 1.
+  even integer: [S] ``Monitored_UCB.py`` ("Estimate w from Remark 1") since its commit
+  0bd09d2 (2018-12-20) and in the newest snapshot; its versions up to commit c1da39e
+  (2018-12-13) wrote sqrt(2T) for the second term, which makes w larger than T for every
+  delta <= 1. [J] comments "w of order log(2KT^2)/(size of the smallest change)^2"; [B]'s
+  experiments fix w = 150 ("the formula using delta_min ... is too large for small
+  horizons"). [S] replaces a w >= T / (1 + Upsilon_T) by 50 K Upsilon_T: not done here
+  (``gamma_without_detector`` below; set ``window`` to an integer).
+* ``b`` = sqrt(w / 2 * log(2 K T^2)): [S] ("from the formula from Theorem 6.1"), [J]'s comment
+  ``b = sqrt(w*log(2*K*T^2)/2)``. [B]'s experiments write b = sqrt(w log(2 K T)): set ``b``.
+* ``gamma`` (forced exploration), by ``gamma_rule``, with the b in force (tuned or set):
 
-Stationary limit: Upsilon_T = 0 gives gamma = 0 (no forced exploration) while the
-detector still runs at b; min_change = 0 (no change to size w by) switches the detector
-off and gamma to 0: plain UCB1.
+  - ``experiments`` (default): sqrt(Upsilon_T K (2 b + 3 sqrt(w)) / (2 T)), the authors'
+    tuning of their experiments as three sources quote it: [B] ("as suggested by Remark 4
+    in the paper"), [S] newest ``Monitored_UCB.py`` ("the tuning used for their experiment
+    (§6.1)", since its commit 14a6081, 2019-01-24, with M = Upsilon_T) and [J]'s comment
+    ``alpha = sqrt((nbreaks*K*(2*b+3*\\sqrt(w)))/(2*T))``;
+  - ``theorem``: sqrt(Upsilon_T K min(w/2, ceil(b / delta) + 3 sqrt(w)) / (2 T)), the
+    theorem's (Thm. 6.1 of the arXiv version as [S] cites it, with M - 1 = Upsilon_T change
+    points; [S]'s ``Monitored_UCB.py`` from 2018-10-24 to 2019-01-18, commented out since).
 
-``gamma_without_detector`` (a documented fallback): when the tuned w exceeds T no window
-can ever fill, so the detector never fires, and Thm. 1's gamma (which then grows with w,
-up to 1 for small delta) only buys exploration nobody uses. ``zero`` (default) sets
-gamma = 0 then (plain UCB1); ``paper`` keeps Thm. 1's formula as written.
+  Both capped at 1 (a fraction of the rounds; [S] replaces a gamma > 1 by 0.01 K instead).
+  An explicit ``gamma`` overrides either rule.
+
+Stationary limit: Upsilon_T = 0 gives gamma = 0 (no forced exploration) while the detector
+still runs at b; min_change = 0 with no ``window`` (no change to size w by) switches the
+detector off and gamma to 0: the index alone. With a ``window`` set, ``experiments`` needs
+no delta; ``theorem`` gives gamma = 0 when delta = 0.
+
+``gamma_without_detector`` (a documented fallback, both rules): when the tuned w exceeds T
+no window can ever fill, so the detector never fires, and the tuned gamma (which then grows
+with w, up to 1 for small delta) only buys exploration nobody uses. ``zero`` (default) sets
+gamma = 0 then (the index alone); ``paper`` keeps the rule's formula as written.
 """
 
 from __future__ import annotations
@@ -101,37 +149,43 @@ import numpy as np
 from numba import njit
 
 from bandits.algorithms.common import check_known_overrides, check_reward_range, own_or_told, reward_scale
-from bandits.algorithms.indices import ucb1_index
+from bandits.algorithms.indices import (
+    KLUCB_INDEX,
+    check_index_params,
+    index_argmax,
+    index_record,
+    index_rule,
+)
 from bandits.algorithms.window import POS, advance, is_full, new_window
 from bandits.errors import ConfigError, require_choice, require_float, require_int
-from bandits.numerics import argmax_lowest
 
 # ----------------------------------------------------------------------------- CUSUM-UCB
 
 @njit(cache=True)
-def cusum_ucb_kernel(rewards, lo, scale, alpha, M, eps, h, xi, rng):
-    """CD-UCB (Alg. 1) with one two-sided CUSUM (Alg. 2) per arm; local restarts. h = inf:
-    no detection.
-    Returns the actions, and the rounds and arms of the detections (first ``n`` rows)."""
+def cusum_ucb_kernel(rewards, lo, scale, alpha, M, eps, h, rule, rng):
+    """CD-UCB (Alg. 1) with one two-sided CUSUM (Alg. 2) per arm; local restarts. ``rule``:
+    the index and its exploration f(n_t) (:class:`bandits.algorithms.indices.IndexRule`).
+    h = inf: no detection. Returns the actions, and the rounds and arms of the detections
+    (first ``n`` rows)."""
     T, K = rewards.shape
     actions = np.empty(T, dtype=np.int64)
     det_round, det_arm = np.empty(T, dtype=np.int64), np.empty(T, dtype=np.int64)
     n_det = 0
     counts, sums = np.zeros(K), np.zeros(K)          # N_i and the sum of x since tau_i
     u0, gplus, gminus = np.zeros(K), np.zeros(K), np.zeros(K)
-    index = np.empty(K)
+    index, levels, guess = np.empty(K), np.empty(K), np.full(K, np.nan)
     n_total = 0.0                                     # n_t = sum_i N_i
+    arm = 0
     for t in range(T):
-        # Alg. 1: uniform exploration with probability alpha, else the UCB index (eqs. (1)-(3))
+        # Alg. 1: uniform exploration with probability alpha, else the index at u = n_t
         if rng.random() < alpha:
             arm = rng.integers(0, K)
         else:
-            log_n = math.log(n_total) if n_total > 0 else 0.0
-            for i in range(K):
-                index[i] = ucb1_index(sums[i], counts[i], log_n, xi)
-            arm = argmax_lowest(index)
+            arm = index_argmax(rule, sums, counts, n_total, arm, guess, index, levels)
         actions[t] = arm
         x = (rewards[t, arm] - lo) * scale
+        if rule.kind == KLUCB_INDEX:
+            x = min(1.0, max(0.0, x))
         counts[arm] += 1.0
         sums[arm] += x
         n_total += 1.0
@@ -155,6 +209,7 @@ def cusum_ucb_kernel(rewards, lo, scale, alpha, M, eps, h, xi, rng):
                 u0[arm] = 0.0
                 gplus[arm] = 0.0
                 gminus[arm] = 0.0
+                guess[arm] = np.nan
     return actions, det_round, det_arm, n_det
 
 
@@ -178,18 +233,23 @@ def _restarts(rounds, arms, n) -> dict:
 
 
 class CUSUMUCB:
-    """CUSUM-UCB (Liu, Lee & Shroff 2018): see the module doc for every step and constant."""
+    """CUSUM-UCB (Liu, Lee & Shroff 2018), with UCB1 or kl-UCB (``index``): see the module
+    doc for every step and constant."""
 
     problem_kinds = ("karmed",)
 
     def __init__(self, M: int = 100, epsilon: float | None = None, h: float | None = None,
-                 alpha: float | None = None, xi: float = 2.0, Upsilon_T: float | None = None,
-                 min_change: float | None = None, reward_range=None):
+                 alpha: float | None = None, xi: float = 2.0, index: str = "ucb1", kl_exploration: str = "log",
+                 kl_c: float = 3.0, Upsilon_T: float | None = None, min_change: float | None = None,
+                 reward_range=None):
         self.M = M
         self.epsilon = epsilon
         self.h = h
         self.alpha = alpha
         self.xi = xi
+        self.index = index
+        self.kl_exploration = kl_exploration
+        self.kl_c = kl_c
         self.Upsilon_T = Upsilon_T
         self.min_change = min_change
         self.reward_range = reward_range
@@ -212,6 +272,7 @@ class CUSUMUCB:
         if require_float("algo.alpha", self.alpha, minimum=0.0, allow_none=True) is not None and self.alpha > 1:
             raise ConfigError(f"algo.alpha is a probability and must lie in [0, 1], got {self.alpha}.")
         require_float("algo.xi", self.xi, minimum=0.0, strict=True)
+        check_index_params(self)
         check_known_overrides(self)
         check_reward_range(self.reward_range)
 
@@ -237,14 +298,14 @@ class CUSUMUCB:
         eps = float(self.epsilon) if self.epsilon is not None else tuned["epsilon"]
         h = float(self.h) if self.h is not None else tuned["h"]
         alpha = float(self.alpha) if self.alpha is not None else tuned["alpha"]
-        return {"M": int(self.M), "epsilon": eps, "h": h, "alpha": alpha, "xi": float(self.xi),
+        return {"M": int(self.M), "epsilon": eps, "h": h, "alpha": alpha, "xi": float(self.xi), **index_record(self),
                 "Upsilon_T": upsilon, "min_change": min_change, "reward_lo": lo, "reward_scale": scale}
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
         p = self.resolve(rewards.shape[0], info)
         actions, rounds, arms, n = cusum_ucb_kernel(rewards, p["reward_lo"], p["reward_scale"], p["alpha"], p["M"],
-                                                    p["epsilon"], p["h"], p["xi"], rng)
+                                                    p["epsilon"], p["h"], index_rule(self, self.xi), rng)
         self.derived_ = {**p, "h": _json_number(p["h"]), "detection": bool(math.isfinite(p["h"])),
                          "n_restarts": int(n)}
         self.events_ = _restarts(rounds, arms, n)
@@ -302,30 +363,32 @@ def half_sums(rows):
 
 
 @njit(cache=True)
-def m_ucb_kernel(rewards, lo, scale, period, w, b):
+def m_ucb_kernel(rewards, lo, scale, period, w, b, rule):
     """M-UCB (Alg. 2) with the detector CD(w, b) of Alg. 1; global restarts. ``period`` =
-    floor(K / gamma) (0: no forced exploration); ``w`` = 0: no detector. Returns the
-    actions, and the rounds and arms of the detections (first ``n`` rows)."""
+    floor(K / gamma) (0: no forced exploration); ``w`` = 0: no detector; ``rule``: the index
+    and its exploration f(t - tau) (:class:`bandits.algorithms.indices.IndexRule`). Returns
+    the actions, and the rounds and arms of the detections (first ``n`` rows)."""
     T, K = rewards.shape
     actions = np.empty(T, dtype=np.int64)
     det_round, det_arm = np.empty(T, dtype=np.int64), np.empty(T, dtype=np.int64)
     n_det = 0
     counts, sums, index = np.zeros(K), np.zeros(K), np.empty(K)   # n_k and sums since tau
+    levels, guess = np.empty(K), np.full(K, np.nan)
     rows, states = new_arm_windows(K, w)
     older, newer = np.zeros(K), np.zeros(K)                         # the two half sums per arm
     tau = 0                                                        # paper's tau (1-based rounds)
+    arm = 0
     for t in range(T):
         since = t + 1 - tau                                        # t - tau with the paper's 1-based t
         A = since % period if period > 0 else 0
         if 1 <= A <= K:
             arm = A - 1                                            # forced exploration
         else:
-            log_s = math.log(since)
-            for k in range(K):
-                index[k] = ucb1_index(sums[k], counts[k], log_s, 2.0)
-            arm = argmax_lowest(index)
+            arm = index_argmax(rule, sums, counts, since, arm, guess, index, levels)
         actions[t] = arm
         x = (rewards[t, arm] - lo) * scale
+        if rule.kind == KLUCB_INDEX:
+            x = min(1.0, max(0.0, x))
         counts[arm] += 1.0
         sums[arm] += x
         if w > 0:
@@ -343,11 +406,28 @@ def m_ucb_kernel(rewards, lo, scale, period, w, b):
                 for k in range(K):
                     counts[k] = 0.0
                     sums[k] = 0.0
+                    guess[k] = np.nan
     return actions, det_round, det_arm, n_det
 
 
-def m_ucb_constants(T: int, K: int, upsilon: float, delta: float, window=None) -> dict:
-    """w, b and gamma of the paper's tuning (module doc). delta = 0: no detector, gamma = 0."""
+GAMMA_RULES = ("experiments", "theorem")
+
+
+def m_ucb_gamma(T: int, K: int, upsilon: float, delta: float, w: int, b: float, rule: str) -> float:
+    """gamma of ``gamma_rule`` (module doc), capped at 1: ``experiments`` sqrt(Upsilon_T K
+    (2 b + 3 sqrt(w)) / (2 T)); ``theorem`` sqrt(Upsilon_T K min(w/2, ceil(b / delta) +
+    3 sqrt(w)) / (2 T)), 0 when delta = 0."""
+    if rule == "experiments":
+        return min(1.0, math.sqrt(upsilon * K * (2 * b + 3 * math.sqrt(w)) / (2 * T)))
+    if delta <= 0:
+        return 0.0
+    return min(1.0, math.sqrt(upsilon * K * min(w / 2, math.ceil(b / delta) + 3 * math.sqrt(w)) / (2 * T)))
+
+
+def m_ucb_constants(T: int, K: int, upsilon: float, delta: float, window=None, b=None,
+                    gamma_rule: str = "experiments") -> dict:
+    """w, b and gamma (module doc); ``window`` / ``b`` given: used as they are (gamma is
+    computed with them). No window and delta = 0: no detector, gamma = 0."""
     log_kt = math.log(2 * K * T ** 2)
     if window is None:
         if delta <= 0:
@@ -356,37 +436,39 @@ def m_ucb_constants(T: int, K: int, upsilon: float, delta: float, window=None) -
         w = 2 * math.ceil(raw / 2)
     else:
         w = int(window)
-    b = math.sqrt(w / 2 * log_kt)
-    if delta > 0:
-        gamma = min(1.0, math.sqrt(upsilon * K * min(w / 2, math.ceil(b / delta) + 3 * math.sqrt(w)) / (2 * T)))
-    else:
-        gamma = 0.0
-    return {"window": int(w), "b": b, "gamma": gamma}
+    b = math.sqrt(w / 2 * log_kt) if b is None else float(b)
+    return {"window": int(w), "b": b, "gamma": m_ucb_gamma(T, K, upsilon, delta, w, b, gamma_rule)}
 
 
 class MonitoredUCB:
-    """M-UCB (Cao, Wen, Kveton & Xie 2019): see the module doc for every step and constant."""
+    """M-UCB (Cao, Wen, Kveton & Xie 2019), with UCB1 or kl-UCB (``index``): see the module
+    doc for every step and constant."""
 
     problem_kinds = ("karmed",)
 
     def __init__(self, window: int | None = None, b: float | None = None, gamma: float | None = None,
-                 gamma_without_detector: str = "zero", Upsilon_T: float | None = None,
+                 gamma_rule: str = "experiments", gamma_without_detector: str = "zero", index: str = "ucb1",
+                 kl_exploration: str = "log", kl_c: float = 3.0, Upsilon_T: float | None = None,
                  min_change: float | None = None, reward_range=None):
         self.window = window
         self.b = b
         self.gamma = gamma
+        self.gamma_rule = gamma_rule
         self.gamma_without_detector = gamma_without_detector
+        self.index = index
+        self.kl_exploration = kl_exploration
+        self.kl_c = kl_c
         self.Upsilon_T = Upsilon_T
         self.min_change = min_change
         self.reward_range = reward_range
 
     def needs(self) -> tuple:
-        """Upsilon_T (for gamma, unless set), min_change (delta: for w and gamma, unless both
-        are set) and the reward range (unless set here)."""
+        """Upsilon_T (for gamma, unless set), min_change (delta: for w unless set, and for the
+        theorem's gamma unless set) and the reward range (unless set here)."""
         keys = ()
         if self.gamma is None:
-            keys += ("Upsilon_T", "min_change")
-        elif self.window is None:
+            keys += ("Upsilon_T",)
+        if self.window is None or (self.gamma is None and self.gamma_rule == "theorem"):
             keys += ("min_change",)
         keys = own_or_told(self, keys)
         return keys + (() if self.reward_range is not None else ("reward_range",))
@@ -395,9 +477,11 @@ class MonitoredUCB:
         if self.window is not None and require_int("algo.window", self.window, minimum=2) % 2:
             raise ConfigError(f"algo.window must be even (Alg. 1 compares its two halves), got {self.window}.")
         require_float("algo.b", self.b, minimum=0.0, strict=True, allow_none=True)
+        require_choice("algo.gamma_rule", self.gamma_rule, set(GAMMA_RULES))
         require_choice("algo.gamma_without_detector", self.gamma_without_detector, {"zero", "paper"})
         if require_float("algo.gamma", self.gamma, minimum=0.0, allow_none=True) is not None and self.gamma > 1:
             raise ConfigError(f"algo.gamma is a fraction of the rounds and must lie in [0, 1], got {self.gamma}.")
+        check_index_params(self)
         check_known_overrides(self)
         check_reward_range(self.reward_range)
 
@@ -411,7 +495,8 @@ class MonitoredUCB:
         lo, scale = reward_scale(self, info)
         K = int(info["d"])
         upsilon, delta = self._told(info, "Upsilon_T"), self._told(info, "min_change")
-        tuned = m_ucb_constants(T, K, upsilon or 0.0, 1.0 if delta is None else delta, self.window)
+        tuned = m_ucb_constants(T, K, upsilon or 0.0, 1.0 if delta is None else delta, self.window, self.b,
+                                self.gamma_rule)
         w = tuned["window"]
         b = float(self.b) if self.b is not None else tuned["b"]
         detector = w is not None and w <= T
@@ -419,15 +504,17 @@ class MonitoredUCB:
         if self.gamma is None and not detector and self.gamma_without_detector == "zero":
             gamma = 0.0
         period = int(math.floor(K / gamma)) if gamma > 0 else 0
-        return {"window": w, "b": b, "gamma": gamma, "period": period, "detection": bool(detector),
-                "Upsilon_T": upsilon, "min_change": delta, "reward_lo": lo, "reward_scale": scale}
+        rule = "given" if self.gamma is not None else self.gamma_rule
+        return {"window": w, "b": b, "gamma": gamma, "gamma_rule": rule, "period": period,
+                "detection": bool(detector), **index_record(self), "Upsilon_T": upsilon, "min_change": delta,
+                "reward_lo": lo, "reward_scale": scale}
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
         p = self.resolve(rewards.shape[0], info)
         w = p["window"] if p["detection"] else 0
         actions, rounds, arms, n = m_ucb_kernel(rewards, p["reward_lo"], p["reward_scale"], p["period"], w,
-                                                p["b"] if p["b"] is not None else math.inf)
+                                                p["b"] if p["b"] is not None else math.inf, index_rule(self, 2.0))
         self.derived_ = {**p, "n_restarts": int(n)}
         self.events_ = _restarts(rounds, arms, n)
         return actions

@@ -1,5 +1,6 @@
-"""Discounted UCB (``d_ucb``) and discounted Thompson sampling (``discounted_ts``): the
-two K-armed baselines that forget the past geometrically, by a factor gamma per round.
+"""Discounted UCB (``d_ucb``; with kl-UCB: ``d_klucb``) and discounted Thompson sampling
+(``discounted_ts``): the K-armed baselines that forget the past geometrically, by a
+factor gamma per round.
 
 One concept, one helper (:func:`discount_and_add`): every round each arm's two
 statistics are multiplied by gamma and the pulled arm's gain its observation. D-UCB
@@ -10,10 +11,11 @@ the discounted successes and failures.
 already played. Writing them "at time t" for the t rounds played (s = 1..t), the
 weights are gamma^(t - s): the latest observation counts 1, the one before gamma, ...
 This is G&M's N_t(gamma, i) = sum_{s <= t} gamma^(t-s) 1{I_s = i} used to choose
-I_{t+1} (their display writes "I_t = argmax X_t(gamma, i) + c_t(gamma, i)", which would
-use round t to choose round t; we take the causal reading, as Lattimore & Szepesvari's
-restatement does, ch. 31 notes: mu_hat^gamma_i(t - 1), T^gamma_i(t - 1)), and Raj &
-Kalyani's update S_i <- gamma S_i + 1{I_t = i} r_t after round t.
+I_{t+1} (restatements of G&M's display write "I_t = argmax X_bar_t(gamma, i) +
+c_t(gamma, i)" with sums up to s = t, which would use round t to choose round t; we take
+the causal reading, as Lattimore & Szepesvari's restatement does, §31.3 notes:
+mu_hat^gamma_i(t - 1), T^gamma_i(t - 1)), and discounted TS's update S_i <- gamma S_i +
+1{I_t = i} r_t after round t (SMPyBandits' ``DiscountedBeta``, Kaufmann's ``DTS``).
 
 **Numerics.** The statistics are multiplied by gamma every round (O(K) per round, like
 the index itself). A contraction: rounding errors do not accumulate (each round's
@@ -29,7 +31,11 @@ gamma^(t - s) each round and agree round by round (tests/test_passive_baselines.
 D-UCB
 -----
 Garivier & Moulines, ALT 2011 (arXiv 0805.3415), Algorithm "Discounted UCB" (after
-Kocsis & Szepesvari 2006). With rewards read as x = (y - lo) * scale in [0, 1]
+Kocsis & Szepesvari 2006). G&M's own text could not be read here (its abstract only); the
+index below is G&M's as Qi, Wang & Zhu (2023, arXiv 2305.10718, Sec. 4) restate it
+("DS-UCB uses a padding function c_t(gamma, i) = 2B sqrt(xi log n_t(gamma) / N_t(gamma, i))"),
+the other sources in ``docs/baselines.md`` (fidelity tables). With rewards read as
+x = (y - lo) * scale in [0, 1]
 (:func:`bandits.algorithms.common.reward_scale`; not clipped, as for UCB1), each round
 
     X_bar_t(gamma, i) = (1 / N_t(gamma, i)) sum_{s <= t} gamma^(t-s) x_s 1{I_s = i},
@@ -42,17 +48,29 @@ arm with N = 0 has an infinite padding, so rounds 0..K-1 play arms 0..K-1 in ord
 
 Constants (each a config key, ``bandits/conf/algo/d_ucb.yaml``):
 
-* ``gamma``: null = G&M's tuning gamma = 1 - (1/4) sqrt(Upsilon_T / T) (needs
-  Upsilon_T: told by the environment, or ``algo.Upsilon_T``); a number in (0, 1]
-  overrides it. Upsilon_T = 0 gives gamma = 1: no discount, UCB with padding
-  2 B sqrt(xi log t / N_i) (the stationary limit).
+* ``gamma``: null = the tuning gamma = 1 - (1/4) sqrt(Upsilon_T / T) (Besson's thesis:
+  G&M's bound "with a tuning gamma = 1 - sqrt(Upsilon_T/T)/4"; Kaufmann's
+  ``1- 0.25*sqrt(nbBreaks/T)``; needs Upsilon_T: told by the environment, or
+  ``algo.Upsilon_T``); a number in (0, 1] overrides it. Upsilon_T = 0 gives gamma = 1: no
+  discount, UCB with padding 2 B sqrt(xi log t / N_i) (the stationary limit).
 * ``B`` = 1: the bound on the rewards, which are mapped to [0, 1].
-* ``xi`` = 0.6: G&M's theorems need xi > 1/2. The value 0.6 is the one carried by
-  reimplementations of their simulation section (with tau = 4 sqrt(T log T)); the
-  paper's own text was not at hand here: a reading (docs/baselines.md).
+* ``xi`` = 0.6: the value of the reimplementation ``david-lindner/single-peaked-bandits``
+  (``solvers/discounted_ucb.py``: ``xi=0.6``, ``B = 1``; it pads with B sqrt(xi log n / N),
+  without G&M's factor 2), not checked against G&M's text; that G&M's theorems need
+  xi > 1/2 is an earlier note of this project that no text read here confirms.
   SMPyBandits' ``DiscountedUCB`` pads with sqrt(alpha log n / (2 N)), alpha = 1: that is
-  G&M's form with xi = alpha / 8 = 1/8 (below 1/2; set ``xi: 0.125`` to run that
-  reading). Any xi > 0 is accepted.
+  this form with xi = alpha / 8 = 1/8 (set ``xi: 0.125`` to run that reading). Any
+  xi > 0 is accepted.
+* ``index`` (``ucb1``: the padding above, default | ``kl_ucb``: D-klUCB, ``d_klucb``) -- the
+  kl-UCB index max{q : N_t(gamma, i) kl(X_bar_t(gamma, i), q) <= f(n_t(gamma))} on the same
+  discounted counts and means, rewards clipped to [0, 1], B and xi unused; f of
+  ``kl_exploration`` (``log``: ln u, default; ``log_loglog``: ln u + ``kl_c`` ln ln u;
+  ``three_log``: 3 ln u; :mod:`bandits.algorithms.indices`). Besson's thesis runs
+  "Discounted klUCB (D-klUCB) with discount factor gamma = 1 - sqrt(Upsilon_T/T)/4";
+  u = n_t(gamma), the discounted total count, as Kaufmann's ``DklUCB``
+  (``log(Time)``, Time = 1 + gamma Time) and SMPyBandits' ``DiscountedklUCB``
+  (``log(n_t_gamma)``). With gamma = 1 it is kl-UCB with c = 0
+  (tests/test_passive_baselines.py).
 
 Discounted Thompson sampling
 ----------------------------
@@ -67,11 +85,14 @@ F_i <- gamma F_i + 1{I_t = i} (1 - r_t).
   0 < x < 1; :func:`bandits.numerics.bernoulli_trial`). ``binarize:
   false`` adds x and 1 - x instead (fractional successes; a documented variant).
 * ``gamma`` = 0.75: Raj & Kalyani give no horizon-dependent tuning; 0.75 is the value
-  Besson, Kaufmann, Maillard & Seznec's reference code attributes to them ("recommended
-  tuning is gamma=0.75, which is not so robust"); the paper's text was not at hand: a
-  reading. ``gamma: gm`` uses G&M's D-UCB discount 1 - (1/4) sqrt(Upsilon_T / T)
-  instead (a named deviation, tuned with Upsilon_T; 1 when Upsilon_T = 0).
-  SMPyBandits' ``DiscountedThompson`` defaults to gamma = 0.95.
+  Kaufmann's reference code attributes to them ("recommended tuning is gamma=0.75, which
+  is not so robust") and Besson's thesis calls "suggested by the authors" (Raj &
+  Kalyani's text could not be read here). The thesis' experiments ran gamma = 0.95
+  instead, 0.75 "performing significantly worse on the problem instances we tried";
+  ``ns_sensitivity`` runs 0.95 (``discounted_ts_g095``) and 0.99 next to the default.
+  ``gamma: gm`` uses G&M's D-UCB discount 1 - (1/4) sqrt(Upsilon_T / T) instead (a named
+  deviation, tuned with Upsilon_T; 1 when Upsilon_T = 0). SMPyBandits'
+  ``DiscountedThompson`` defaults to gamma = 0.95.
 * ``alpha0`` = ``beta0`` = 1: the uniform prior (SMPyBandits' and Besson et al.'s).
 * The stream, each round: K draws ``rng.beta`` in arm order, then at most one
   ``rng.random()`` (the Bernoulli trial); all inside the compiled kernel from the
@@ -96,6 +117,7 @@ from bandits.algorithms.forgetting import (
     scale_record,
     told_upsilon,
 )
+from bandits.algorithms.indices import check_index_params, exploration_level, index_record, index_rule, klucb_argmax
 from bandits.errors import ConfigError, require_float
 from bandits.numerics import argmax_lowest, bernoulli_trial
 
@@ -130,6 +152,26 @@ def d_ucb_kernel(rewards, lo, scale, gamma, B, xi, actions):
 
 
 @njit(cache=True)
+def d_klucb_kernel(rewards, lo, scale, gamma, a, c, actions):
+    """D-klUCB: argmax_i max{q : N_t(gamma, i) kl(X_bar_t(gamma, i), q) <= f(n_t(gamma))}, f(u) =
+    a ln u + c ln ln u, on the rewards clipped to [0, 1]."""
+    T, K = rewards.shape
+    N, X, index, levels = np.zeros(K), np.zeros(K), np.empty(K), np.empty(K)
+    guess = np.full(K, np.nan)                 # each arm's last index: a Newton start only
+    arm = 0
+    for t in range(T):
+        n = 0.0
+        for i in range(K):
+            n += N[i]
+        level = exploration_level(n, a, c)
+        for i in range(K):
+            levels[i] = level
+        arm = klucb_argmax(X, N, levels, arm, guess, index)
+        actions[t] = arm
+        discount_and_add(N, X, gamma, arm, 1.0, min(1.0, max(0.0, (rewards[t, arm] - lo) * scale)))
+
+
+@njit(cache=True)
 def discounted_ts_kernel(rewards, lo, scale, gamma, alpha0, beta0, binarize, rng, actions):
     """Raj & Kalyani's dTS (Alg. 2): theta_i ~ Beta(S_i + alpha0, F_i + beta0), argmax, then
     S, F discounted by gamma and the pulled arm's (binarised) reward added."""
@@ -150,10 +192,14 @@ class DiscountedUCB:
 
     problem_kinds = ("karmed",)
 
-    def __init__(self, gamma=None, xi: float = 0.6, B: float = 1.0, Upsilon_T=None, reward_range=None):
+    def __init__(self, gamma=None, xi: float = 0.6, B: float = 1.0, index: str = "ucb1", kl_exploration: str = "log",
+                 kl_c: float = 3.0, Upsilon_T=None, reward_range=None):
         self.gamma = gamma
         self.xi = xi
         self.B = B
+        self.index = index
+        self.kl_exploration = kl_exploration
+        self.kl_c = kl_c
         self.Upsilon_T = Upsilon_T
         self.reward_range = reward_range
 
@@ -166,6 +212,7 @@ class DiscountedUCB:
         check_gamma(self.gamma)
         require_float("algo.xi", self.xi, minimum=0.0, strict=True)
         require_float("algo.B", self.B, minimum=0.0, strict=True)
+        check_index_params(self)
         check_common(self)
 
     def resolve(self, T: int, info: dict) -> dict:
@@ -177,7 +224,7 @@ class DiscountedUCB:
         else:
             upsilon, gamma = None, float(self.gamma)
         return {"gamma": gamma, "tuning": "gm" if self.gamma is None else "given", "Upsilon_T": upsilon,
-                "xi": float(self.xi), "B": float(self.B), "reward_range": scale_record(lo, scale)}
+                "xi": float(self.xi), "B": float(self.B), **index_record(self), "reward_range": scale_record(lo, scale)}
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
@@ -185,7 +232,11 @@ class DiscountedUCB:
         p = self.derived_ = self.resolve(T, info)
         lo, scale = reward_scale(self, info)
         actions = np.empty(T, dtype=np.int64)
-        d_ucb_kernel(rewards, lo, scale, p["gamma"], p["B"], p["xi"], actions)
+        if self.index == "ucb1":
+            d_ucb_kernel(rewards, lo, scale, p["gamma"], p["B"], p["xi"], actions)
+        else:
+            rule = index_rule(self, p["xi"])
+            d_klucb_kernel(rewards, lo, scale, p["gamma"], rule.a, rule.c, actions)
         return actions
 
 

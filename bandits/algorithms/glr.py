@@ -102,7 +102,7 @@ from bandits.algorithms.common import (
     own_or_told,
     reward_scale,
 )
-from bandits.algorithms.indices import klucb_argmax
+from bandits.algorithms.indices import exploration_level, klucb_argmax
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 
 # ----------------------------------------------------------------------------- constants
@@ -153,11 +153,9 @@ explore_range_jit = njit(cache=True)(explore_range)
 
 @njit(cache=True)
 def klucb_level(u, c):
-    """f(u) = ln u + c ln ln u for u > 1 and 0 otherwise (the exploration function of def:6:UCB)."""
-    if u <= 1:
-        return 0.0
-    lu = math.log(u)
-    return lu + c * math.log(lu) if c != 0.0 else lu
+    """f(u) = ln u + c ln ln u for u > 1 and 0 otherwise (the exploration function of def:6:UCB;
+    the shared :func:`bandits.algorithms.indices.exploration_level` with a = 1)."""
+    return exploration_level(u, 1.0, c)
 
 
 # ----------------------------------------------------------------------------- the kernel

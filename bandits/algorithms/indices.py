@@ -7,16 +7,81 @@ An arm with no observation has an infinite index, so every arm is tried once fir
 
 Also here: THE argmax of the kl-UCB indices (:func:`klucb_argmax`), exact but without
 solving most indices, shared by every kl-UCB kernel (kl-UCB, the oracle restart with
-``index: kl_ucb``, GLR-klUCB), and its helpers.
+``index: kl_ucb``, GLR-klUCB, and the kl-UCB variants of M-UCB, CUSUM-UCB, SW-UCB and
+D-UCB), and its helpers; the exploration function f(u) of those variants
+(:func:`exploration_level`, with the three forms of :data:`KL_EXPLORATIONS`), and the
+argmax over one exploration level for either index (:func:`index_argmax`).
+
+The kl-UCB exploration functions (``kl_exploration``), u being the "time" each mechanism
+feeds its index (rounds since a restart, the samples in play, the window, the discounted
+count: see each algorithm's module doc):
+
+* ``log``: f(u) = ln u. Garivier & Cappé's practical choice as Besson's thesis quotes it
+  (``2-Chapters/2-Chapter/chapter2.tex``: "f(t) = log(t) + c log(log(t)) for the theoretical
+  analyses (with c >= 3), and f(t) = log(t) in practice"); the one Kaufmann's
+  ``PiecewiseStationaryBandits/Algos.jl`` uses in MklUCB, CUSUMklUCB, DklUCB, SWklUCB
+  (``klUp(mean, log(.)/N)``), and SMPyBandits' ``klUCB`` with its default c = 1
+  (``c * log(t) / N``), which its ``configuration_nonstationary.py`` wraps in M-klUCB,
+  CUSUM-klUCB, SW-klUCB and D-klUCB.
+* ``log_loglog``: f(u) = ln u + c ln ln u, c = ``kl_c`` (default 3): the form of the
+  theory (Besson's thesis, ``NonStatB.tex`` def:6:UCB: "f(t) = ln(t) + 3 ln(ln(t)) if t > 1
+  and f(t) = 0 otherwise").
+* ``three_log``: f(u) = 3 ln u: what SMPyBandits' ``Policies/klUCB_forGLR.py`` computes
+  (``self.c * log(self.t_for_each_arm[arm])`` with c = 3 inherited from ``klUCBloglog``,
+  although its docstring writes ln u + c ln ln u); its ``configuration_nonstationary.py``
+  runs GLR-klUCB on it.
+
+f(u) = 0 for u <= 1 (def:6:UCB); where f(u) <= 0 the kl-UCB index is the mean (the
+level -> 0 limit, as :func:`bandits.numerics.klucb_bernoulli` returns).
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from numba import njit
 
+from bandits.errors import require_choice, require_float
 from bandits.numerics import KL_EPS, TIE_TOL, argmax_lowest, kl_bernoulli, klucb_bernoulli
+
+UCB1_INDEX, KLUCB_INDEX = 0, 1
+INDEX_KINDS = {"ucb1": UCB1_INDEX, "kl_ucb": KLUCB_INDEX}
+# f(u) = a ln u + c ln ln u: (a, c) of each named kl-UCB exploration function (module doc)
+KL_EXPLORATIONS = ("log", "log_loglog", "three_log")
+
+
+class IndexRule(NamedTuple):
+    """Which index a kernel computes and its exploration level f(u) = a ln u + c ln ln u:
+    UCB1 (kind UCB1_INDEX) pads with sqrt(f(u) / n), a = its constant, c = 0; kl-UCB
+    (KLUCB_INDEX) solves n kl(mean, q) <= f(u)."""
+    kind: int
+    a: float
+    c: float
+
+
+def check_index_params(algo) -> None:
+    """``index``, ``kl_exploration`` and ``kl_c`` of an algorithm with a choice of index."""
+    require_choice("algo.index", algo.index, set(INDEX_KINDS))
+    require_choice("algo.kl_exploration", algo.kl_exploration, set(KL_EXPLORATIONS))
+    require_float("algo.kl_c", algo.kl_c, minimum=0.0)
+
+
+def index_rule(algo, ucb1_constant: float) -> IndexRule:
+    """The resolved :class:`IndexRule` of an algorithm: UCB1 with its bonus constant
+    (sqrt(constant ln u / n)), or kl-UCB with the (a, c) of its ``kl_exploration``."""
+    if algo.index == "ucb1":
+        return IndexRule(UCB1_INDEX, float(ucb1_constant), 0.0)
+    a, c = {"log": (1.0, 0.0), "log_loglog": (1.0, float(algo.kl_c)), "three_log": (3.0, 0.0)}[algo.kl_exploration]
+    return IndexRule(KLUCB_INDEX, a, c)
+
+
+def index_record(algo) -> dict:
+    """What ``derived_`` records of the index choice (f's constants only for kl-UCB)."""
+    if algo.index == "ucb1":
+        return {"index": "ucb1"}
+    rule = index_rule(algo, 0.0)
+    return {"index": "kl_ucb", "kl_exploration": algo.kl_exploration, "kl_f": [rule.a, rule.c]}
 
 
 @njit(cache=True)
@@ -26,6 +91,15 @@ def ucb1_index(total, n, log_t, c):
     if n <= 0:
         return math.inf
     return total / n + math.sqrt(c * log_t / n)
+
+
+@njit(cache=True)
+def exploration_level(u, a, c):
+    """f(u) = a ln u + c ln ln u for u > 1 and 0 otherwise (def:6:UCB's form; module doc)."""
+    if u <= 1:
+        return 0.0
+    lu = math.log(u)
+    return a * lu + c * math.log(lu) if c != 0.0 else a * lu
 
 
 @njit(cache=True)
@@ -137,6 +211,21 @@ def klucb_argmax(totals, counts, levels, first, guess, index):
         guess[a] = index[a]
         best = max(best, index[a])
     return argmax_lowest(index)
+
+
+@njit(cache=True)
+def index_argmax(rule, totals, counts, u, first, guess, index, levels):
+    """argmax_lowest over the arms of one index at one exploration level f(u) for all arms
+    (:class:`IndexRule`): UCB1's mean + sqrt(f(u) / n) or kl-UCB's max{q : n kl(mean, q) <=
+    f(u)} (by :func:`klucb_argmax`: ``first``, ``guess`` as there). An arm with n = 0 first."""
+    level = exploration_level(u, rule.a, rule.c)
+    if rule.kind == UCB1_INDEX:
+        for a in range(counts.shape[0]):
+            index[a] = ucb1_index(totals[a], counts[a], level, 1.0)
+        return argmax_lowest(index)
+    for a in range(counts.shape[0]):
+        levels[a] = level
+    return klucb_argmax(totals, counts, levels, first, guess, index)
 
 
 @njit(cache=True)

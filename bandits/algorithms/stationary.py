@@ -58,12 +58,10 @@ import numpy as np
 from numba import njit
 
 from bandits.algorithms.common import check_reward_range, reward_scale
-from bandits.algorithms.indices import klucb_argmax, ucb1_index
+from bandits.algorithms.indices import INDEX_KINDS, KLUCB_INDEX, UCB1_INDEX, klucb_argmax, ucb1_index
 from bandits.errors import ConfigError, require_choice, require_float
 from bandits.numerics import argmax_lowest
 
-UCB1_INDEX, KLUCB_INDEX = 0, 1
-INDEX_KINDS = {"ucb1": UCB1_INDEX, "kl_ucb": KLUCB_INDEX}
 PAPER_C = {"ucb1": 2.0, "kl_ucb": 0.0}
 
 # ----------------------------------------------------------------------------- the argmax of each index

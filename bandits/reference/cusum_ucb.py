@@ -3,8 +3,10 @@ each arm keeps the list of its samples since its last reset tau_i, and every rou
 UCB indices and the two-sided CUSUM are recomputed from those lists (no running sums).
 
 Round t: one uniform u; if u < alpha the arm is ``rng.integers(0, K)`` (uniform
-exploration), else argmax_i mean_i + sqrt(xi log n_t / N_i), n_t = sum_i N_i, an
-arm without samples first, lowest index on ties. After the reward: Alg. 2 runs over the
+exploration), else argmax_i mean_i + sqrt(xi log n_t / N_i) (``index="ucb1"``) or
+argmax_i max{q : N_i kl(mean_i, q) <= f(n_t)} (``index="kl_ucb"``, f of
+``kl_exploration``, rewards clipped to [0, 1]), n_t = sum_i N_i, an arm without samples
+first, lowest index on ties. After the reward: Alg. 2 runs over the
 chosen arm's list y_1..y_k, u0 = mean(y_1..y_M), s_k^+ = y_k - u0 - eps and
 s_k^- = u0 - y_k - eps for k > M (0 before), g = max(0, g + s); an alarm (g+ > h or
 g- > h) empties that arm's list (tau_i = t + 1).
@@ -19,19 +21,23 @@ from __future__ import annotations
 
 import math
 
-from bandits.reference.common import lowest_argmax
+from bandits.reference.common import kl_exploration, kl_ucb_bound, lowest_argmax
 
 
 class ReferenceCUSUMUCB:
     problem_kinds = ("karmed",)
 
     def __init__(self, M: int = 100, epsilon: float | None = None, h: float | None = None,
-                 alpha: float | None = None, xi: float = 2.0):
+                 alpha: float | None = None, xi: float = 2.0, index: str = "ucb1", kl_exploration: str = "log",
+                 kl_c: float = 3.0):
         self.M = M
         self.epsilon = epsilon
         self.h = h
         self.alpha = alpha
         self.xi = xi
+        self.index = index
+        self.kl_exploration = kl_exploration
+        self.kl_c = kl_c
 
     def needs(self) -> tuple:
         return ("Upsilon_T", "min_change", "reward_range")
@@ -59,6 +65,8 @@ class ReferenceCUSUMUCB:
         for s in self.samples_:
             if not s:
                 scores.append(math.inf)
+            elif self.index == "kl_ucb":
+                scores.append(kl_ucb_bound(sum(s), len(s), kl_exploration(n_t, self.kl_exploration, self.kl_c)))
             else:
                 scores.append(sum(s) / len(s) + math.sqrt(self.xi * (math.log(n_t) if n_t > 0 else 0.0) / len(s)))
         return lowest_argmax(scores)
@@ -80,6 +88,8 @@ class ReferenceCUSUMUCB:
 
     def update(self, t, arm, reward):
         x = (reward - self.lo_) * (1.0 / self.span_)
+        if self.index == "kl_ucb":
+            x = min(1.0, max(0.0, x))
         self.samples_[arm].append(x)
         if self.cusum_alarm(self.samples_[arm]):
             self.samples_[arm] = []

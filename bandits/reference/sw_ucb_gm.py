@@ -6,8 +6,10 @@ rounds of the history (t = the rounds played),
     X_bar_t(tau, i) = (1 / N_t(tau, i)) sum_{s = t-tau+1}^{t} x_s 1{I_s = i},
     c_t(tau, i) = B sqrt(xi log(min(t, tau)) / N_t(tau, i)),
 
-and the next arm is argmax X_bar + c, an arm absent from the window first (its padding
-is infinite); ties to the lowest index. tau = floor(2 B sqrt(T log T / Upsilon_T)) in
+and the next arm is argmax X_bar + c (``index="ucb1"``), or argmax
+max{q : N_t(tau, i) kl(X_bar_t(tau, i), q) <= f(min(t, tau))} (``index="kl_ucb"``, f of
+``kl_exploration``, rewards clipped to [0, 1]), an arm absent from the window first (its
+index is infinite); ties to the lowest index. tau = floor(2 B sqrt(T log T / Upsilon_T)) in
 [1, T] (T when Upsilon_T = 0) unless given. An independent check of
 :class:`bandits.algorithms.sliding_window_gm.SlidingWindowUCBGM`.
 """
@@ -19,7 +21,7 @@ import math
 import numpy as np
 
 from bandits.algorithms.common import reward_scale
-from bandits.reference.common import lowest_argmax
+from bandits.reference.common import kl_exploration, kl_ucb_bound, lowest_argmax
 
 
 def tuned_window(T, upsilon, constant):
@@ -31,10 +33,14 @@ def tuned_window(T, upsilon, constant):
 class ReferenceSWUCBGM:
     problem_kinds = ("karmed",)
 
-    def __init__(self, window=None, xi=0.6, B=1.0, Upsilon_T=None, reward_range=None):
+    def __init__(self, window=None, xi=0.6, B=1.0, index="ucb1", kl_exploration="log", kl_c=3.0, Upsilon_T=None,
+                 reward_range=None):
         self.window = window
         self.xi = xi
         self.B = B
+        self.index = index
+        self.kl_exploration = kl_exploration
+        self.kl_c = kl_c
         self.Upsilon_T = Upsilon_T
         self.reward_range = reward_range
 
@@ -61,10 +67,14 @@ class ReferenceSWUCBGM:
             n = int((arms == i).sum())
             if n == 0:
                 scores.append(math.inf)
+            elif self.index == "kl_ucb":
+                level = kl_exploration(min(t, self.tau_), self.kl_exploration, self.kl_c)
+                scores.append(kl_ucb_bound(x[arms == i].sum(), n, level))
             else:
                 scores.append(x[arms == i].sum() / n + self.B * math.sqrt(self.xi * math.log(min(t, self.tau_)) / n))
         return lowest_argmax(scores)
 
     def update(self, t, arm, reward):
         self.arms_[t] = arm
-        self.x_[t] = (reward - self.lo_) * self.scale_
+        x = (reward - self.lo_) * self.scale_
+        self.x_[t] = min(1.0, max(0.0, x)) if self.index == "kl_ucb" else x

@@ -62,6 +62,8 @@ BOOTSTRAP = {"n_resamples": 2000, "seed": 0}
 LABELS.update({"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson sampling", "d_ucb": "D-UCB",
                "sw_ucb_gm": "SW-UCB (G&M)", "discounted_ts": "discounted TS", "sw_ts": "SW-TS",
                "cusum_ucb": "CUSUM-UCB", "m_ucb": "M-UCB", "glr_klucb": "GLR-klUCB (local)",
+               "cusum_klucb": "CUSUM-klUCB", "m_klucb": "M-klUCB", "d_klucb": "D-klUCB",
+               "sw_klucb_gm": "SW-klUCB (G&M)",
                "glr_klucb_global": "GLR-klUCB (global)", "master_ucb": "MASTER (UCB)",
                "oracle_restart_ucb": "UCB restarted at true changes (oracle)",
                "d_ucb_xi0125": "D-UCB, xi = 1/8", "discounted_ts_g095": "discounted TS, gamma = 0.95",
