@@ -78,6 +78,7 @@ LABELS.update({"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson samplin
                "master_oful_cap": "MASTER-OFUL, rho capped at 1",
                "master_oful_log2T": "MASTER-OFUL, epochs from order floor(log2 T)",
                "master_ucb_nolog": "MASTER (UCB), earlier reading",
+               "m_ucb_theorem": "M-UCB, gamma of the theorem",
                "master_ucb_reimpl": "MASTER (UCB), epochs from order floor(log2 T) (re-implementation)",
                "master_ucb_c05": "MASTER (UCB), c = 0.5", "master_ucb_c1": "MASTER (UCB), c = 1",
                "master_ucb_c4": "MASTER (UCB), c = 4", "master_ucb_cap": "MASTER (UCB), rho capped at 1",
