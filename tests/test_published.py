@@ -159,3 +159,133 @@ def test_drawn_path_unchanged():
     b = PiecewiseLinear(d=3, action_set="fresh", n_breakpoints=4, theta_path="drawn").instance(
         200, np.random.default_rng(5))
     assert np.array_equal(a.means, b.means) and "change_points" not in a.evaluation
+
+
+# ----------------------------------------------------------------------------- the problems as configured
+
+def scenario_envs(experiment: str) -> dict:
+    """name -> environment object of every scenario of an experiment config."""
+    from conftest import compose
+
+    from experiments.runner import build, scenario_configs
+
+    cfg = compose([f"+experiment={experiment}"])
+    return {job.experiment_name.partition(".")[2] or job.experiment_name: build(job.env, "env")[1]
+            for job in scenario_configs(cfg)}
+
+
+def changes_per_arm(inst) -> int:
+    starts = [0] + inst.evaluation["change_points"]
+    return int((np.diff(inst.means[starts], axis=0) != 0).sum())
+
+
+@pytest.mark.parametrize("experiment, scenario, T, K, upsilon, C", [
+    ("glr_thesis", "pb1", 5000, 3, 4, 4), ("glr_thesis", "pb2", 5000, 3, 4, 12), ("glr_thesis", "pb4", 5000, 3, 4, 12),
+    ("glr_thesis_pb3", "pb3", 20000, 6, 8, 19), ("glr_thesis_pb5", "pb5", 100000, 5, 81, 179),
+])
+def test_thesis_problems_have_the_chapters_K_upsilon_and_C(experiment, scenario, T, K, upsilon, C):
+    """The chapter's captions: Problem 3 'C = 19 changes ... at Upsilon = 8 break-points',
+    Problem 5 'C = 179 changes occur on some arms at Upsilon = 81 break-points'."""
+    env = scenario_envs(experiment)[scenario]
+    inst = env.instance(T, np.random.default_rng(0))
+    assert inst.K == K and inst.info["Upsilon_T"] == upsilon and changes_per_arm(inst) == C
+
+
+def test_thesis_change_points_are_smpybandits_ones():
+    envs = scenario_envs("glr_thesis")
+    assert envs["pb1"].instance(5000, np.random.default_rng(0)).evaluation["change_points"] == [1000, 2000, 3000, 4000]
+    assert envs["pb4"].instance(5000, np.random.default_rng(0)).evaluation["change_points"] == [2500, 3125, 3750, 4375]
+    pb5 = scenario_envs("glr_thesis_pb5")["pb5"].instance(100000, np.random.default_rng(0))
+    assert pb5.evaluation["change_points"] == np.linspace(0, 100000, num=82, endpoint=False, dtype=int)[1:].tolist()
+
+
+def test_journal_problems_are_the_julia_benchmarks():
+    envs = scenario_envs("glr_journal")
+    pb1 = envs["pb1"].instance(20000, np.random.default_rng(0))
+    assert pb1.evaluation["change_points"] == [4000, 8000, 12000, 16000]  # ProblemUnif: part = round(T / 5)
+    assert pb1.means[0].tolist() == [0.9, 0.5, 0.3] and pb1.means[-1].tolist() == [0.1, 0.7, 0.5]
+    k5 = scenario_envs("glr_journal_k5")
+    # the HDF5 files' BreakPoints (1-based first rounds of the new pieces) minus one
+    assert k5["pb3"].instance(20000, np.random.default_rng(0)).evaluation["change_points"] == [
+        6946, 9399, 10886, 13632, 16253]
+    assert k5["pb4"].instance(20000, np.random.default_rng(0)).evaluation["change_points"] == [
+        7387, 8402, 11865, 15715, 18182]
+
+
+def test_dlinucb_scenarios_are_the_notebooks():
+    from bandits.algorithms.discounted_linear_ucb import gamma_opt
+
+    abrupt = scenario_envs("dlinucb_abrupt")["abrupt"].instance(6000, np.random.default_rng(0))
+    assert abrupt.evaluation["change_points"] == [1001, 2001, 3001]
+    assert abrupt.features.shape == (6000, 50, 2) and abrupt.info["R"] == 1.0
+    assert gamma_opt(6000, 2, abrupt.info["B_T"]) == pytest.approx(0.9941173985691094)  # the notebook's output
+    smooth = scenario_envs("dlinucb_smooth")["smooth"].instance(6000, np.random.default_rng(0))
+    assert smooth.info["B_T"] == pytest.approx(math.pi / 2, rel=1e-6)
+
+
+def test_master_problems_draw_new_instances_per_seed():
+    envs = scenario_envs("master_geo")
+    assert len(envs) == 12
+    env = envs["normal_xi05"]
+    a, b = (env.instance(10000, np.random.default_rng(s)) for s in (0, 1))
+    assert a.evaluation["change_points"] != b.evaluation["change_points"]
+    assert a.K == 5 and 40 < a.info["Upsilon_T"] < 180  # rho T = 100
+    unif = scenario_envs("master_geo_unif")["worst_unif_xi05"].instance(10000, np.random.default_rng(0))
+    assert unif.info["Upsilon_T"] + 1 >= 100
+
+
+# ----------------------------------------------------------------------------- tiny runs, figures, claims
+
+EXPERIMENTS = {"glr_thesis": 500, "glr_thesis_pb4_10k": 500, "glr_thesis_pb3": 900, "glr_thesis_pb5": 900,
+               "glr_thesis_ucb": 500, "glr_journal": 500, "glr_journal_k5": 500, "dlinucb_abrupt": 600,
+               "dlinucb_smooth": 600, "master_geo_unif": 1000}
+
+
+def test_every_published_experiment_runs_and_gets_its_figures_and_claims(tmp_path):
+    import pandas as pd
+    from conftest import compose
+
+    from experiments import figures, runner
+
+    for experiment, T in EXPERIMENTS.items():
+        runner.run(compose([f"+experiment={experiment}", "trials=2", f"T=[{T}]", f"results_dir={tmp_path}"]),
+                   progress=False)
+    for seed in (0, 1):
+        runner.run(compose(["+experiment=master_geo", "trials=1", "T=[1000]", f"seed={seed}", "~scenarios.worst_xi03",
+                            f"results_dir={tmp_path}"]), progress=False)
+    figures.main(["--results", str(tmp_path)])
+    out = tmp_path / "figures"
+    tables = sorted(p.stem for p in (tmp_path / "tables").glob("*.parquet"))
+    assert len(tables) == 3 + 1 + 1 + 1 + 2 + 2 + 2 + 1 + 1 + 12 + 11
+    for name in tables:
+        for ext in ("png", "pdf", "csv"):
+            assert (out / f"{name.replace('.', '_')}.{ext}").stat().st_size > 0
+    for experiment in [*EXPERIMENTS, "master_geo"]:
+        assert (out / f"{experiment}_leaderboard.csv").stat().st_size > 0
+    claims = pd.read_csv(tmp_path / "claims.csv")
+    by_fig = claims.groupby("figure")["claim"].apply(list)
+    assert any("totalResults1, Pb 1" in c for c in by_fig["glr_thesis_pb1"])
+    assert any("totalResults2, Pb 4 (T = 10000)" in c for c in by_fig["glr_thesis_pb4_10k_pb4"])
+    assert any("fig:6:meanRegretPb5" in c for c in by_fig["glr_thesis_pb5_pb5"])
+    assert any("comparisonUCB_klUCB" in c for c in by_fig["glr_thesis_ucb_pb2"])
+    assert any("notebook's figure" in c for c in by_fig["dlinucb_abrupt_abrupt"])
+    assert any("not triggered" in c for c in by_fig["master_geo_normal_xi05"])
+    assert any("beats MASTER" in c for c in by_fig["master_geo_unif_worst_unif_xi08"])
+    assert not claims["figure"].str.startswith("glr_journal").any()  # no published numbers read
+    assert set(claims["verdict"]) <= {"agrees", "disagrees", "disagrees: ours higher", "disagrees: ours lower"}
+
+
+def test_published_tolerance_is_the_larger_of_25_percent_and_3_se():
+    import pandas as pd
+
+    from experiments.figures import published
+
+    stats = pd.Series({"mean": 130.0, "sd": 10.0, "n": 100})
+    assert published.tolerance(100.0, stats) == pytest.approx(25.0)  # 25% of 100 > 3 * 1
+    noisy = pd.Series({"mean": 130.0, "sd": 200.0, "n": 4})
+    assert published.tolerance(100.0, noisy, sd_pub=30.0, n_pub=1000) == pytest.approx(
+        3 * math.sqrt(200 ** 2 / 4 + 30 ** 2 / 1000))
+    assert published.tolerance(100.0, stats, read_error=5.0) == pytest.approx(30.0)
+    row = published.number_claim("x", "f", stats, 100.0, 25.0)
+    assert row["verdict"] == "disagrees: ours higher" and row["expected"] == "100 +- 25"
+    assert published.number_claim("x", "f", stats, 120.0, 25.0)["verdict"] == "agrees"
