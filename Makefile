@@ -10,9 +10,14 @@ RUN := $(PYTHON) run.py
 
 SCALE ?= full
 EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4 fig5 ext_glb ext_semibandit lower_bound ns_benchmark ns_sensitivity fig2_modern modern_sensitivity
+# Each baseline against its own paper's published experiment (docs/baselines.md, docs/modern.md)
+EXPERIMENTS += glr_thesis glr_thesis_pb4_10k glr_thesis_pb3 glr_thesis_pb5 glr_thesis_ucb glr_journal glr_journal_k5
+EXPERIMENTS += dlinucb_abrupt dlinucb_smooth master_geo_unif
 # Sweeps over random instances (one root seed each): are the Fig. 3/4 claims instance-specific?
 INSTANCE_EXPERIMENTS := fig3_instances fig4_instances
 SEEDS := range(10)
+# Gerogiannis et al.'s MASTER experiment draws a new instance for every run: a sweep over root seeds.
+MASTER_SEEDS := range(50)
 
 # Contextual experiments (C1-C3, ours): quick horizons by default; CTX_SCALE=paper for T up to 1e5.
 CTX_EXPERIMENTS := ctx_switch ctx_switch_growing ctx_drift
@@ -33,6 +38,7 @@ DOCS := results/quick/docs
 SCALE_ARGS := horizon_scale=0.1 trials=3 results_dir=$(RESULTS)
 CTX_SCALE_ARGS := horizon_scale=0.25 trials=3 results_dir=$(RESULTS)
 SEEDS := range(2)
+MASTER_SEEDS := range(2)
 else
 RESULTS := results
 DOCS := docs
@@ -76,6 +82,7 @@ experiments: $(STAMP)
 	@for exp in $(INSTANCE_EXPERIMENTS); do \
 		$(RUN) -m +experiment=$$exp "seed=$(SEEDS)" $(SCALE_ARGS) || exit $$?; \
 	done
+	$(RUN) -m +experiment=master_geo "seed=$(MASTER_SEEDS)" $(SCALE_ARGS)
 
 plots: $(STAMP)
 	$(PYTHON) -m experiments.figures --results $(RESULTS)
