@@ -85,10 +85,10 @@ experiments: $(STAMP)
 	$(RUN) -m +experiment=master_geo "seed=$(MASTER_SEEDS)" $(SCALE_ARGS)
 
 plots: $(STAMP)
-	$(PYTHON) -m experiments.figures --results $(RESULTS)
+	$(PYTHON) -m bandits.experiments.figures --results $(RESULTS)
 
 docs: $(STAMP)
-	$(PYTHON) -m experiments.docs --results $(RESULTS) --out $(DOCS)
+	$(PYTHON) -m bandits.experiments.docs --results $(RESULTS) --out $(DOCS)
 
 figures: experiments plots docs
 
@@ -102,7 +102,7 @@ crosscheck: $(STAMP)
 
 # make collect EXP=fig2a: merge finished cells (from any process or host) and list the missing ones
 collect: $(STAMP)
-	$(PYTHON) -m experiments.collect +experiment=$(EXP) $(SCALE_ARGS)
+	$(PYTHON) -m bandits.experiments.collect +experiment=$(EXP) $(SCALE_ARGS)
 
 clean-runs:
 	rm -rf results/runs results/tables results/hydra results/quick

@@ -20,9 +20,9 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 
 
 def __getattr__(name):
-    """``from bandits import simulate``: the runner's Python API (:mod:`experiments.api`),
+    """``from bandits import simulate``: the runner's Python API (:mod:`bandits.experiments.api`),
     imported on first use so that the library itself never depends on the runner."""
     if name == "simulate":
-        from experiments.api import simulate
+        from bandits.experiments.api import simulate
         return simulate
     raise AttributeError(f"module 'bandits' has no attribute {name!r}")

@@ -20,6 +20,8 @@ def configure() -> None:
     package = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
+        if path.relative_to(package).parts[0] == "experiments":  # the runner: no compiled kernel there
+            continue
         h.update(str(path.relative_to(package)).encode())
         h.update(path.read_bytes())
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "drift-bandits"

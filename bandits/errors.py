@@ -1,5 +1,5 @@
 """The errors the tool reports as one paragraph, not a traceback, and their exit codes
-(the CLI's one convention, see :mod:`experiments.cli`):
+(the CLI's one convention, see :mod:`bandits.experiments.cli`):
 
 * :class:`ConfigError` -- bad input (a config value, a data file, a wrong algorithm /
   environment pair, the results folder), found before any work starts: exit code 2;

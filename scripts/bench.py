@@ -227,8 +227,8 @@ def from_config(name: str):
     """A fresh algorithm built from its config, as a run builds it."""
     from omegaconf import OmegaConf
 
-    from experiments.registry import compose
-    from experiments.runner import build
+    from bandits.experiments.registry import compose
+    from bandits.experiments.runner import build
     return build(OmegaConf.to_container(compose([f"algo={name}"]).algo, resolve=True), "algo")[1]
 
 

@@ -352,8 +352,8 @@ def import_project(project: Path | None):
 
 
 def make_env(name: str):
-    from experiments import registry
-    from experiments.runner import build
+    from bandits.experiments import registry
+    from bandits.experiments.runner import build
 
     cfg = {**registry.group_config("env", "piecewise_bernoulli"), **SCENARIOS[name]}
     return build(cfg, "env")[1], cfg
@@ -383,8 +383,8 @@ def tables(name: str, T: int, trials: int, seed: int, folder: Path, regenerate: 
 
 def our_algorithm(name: str, spec: dict | None, allow_stand_ins: bool):
     """(object, config used, stand-in?) for our config ``name`` (or the override ``spec``)."""
-    from experiments import registry
-    from experiments.runner import algorithm
+    from bandits.experiments import registry
+    from bandits.experiments.runner import algorithm
 
     stand_in = False
     if spec is None:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from experiments import cli
+from bandits.experiments import cli
 
 CSV_HEADER = "Primary_FICO,Term,Amount_Approved,onemonth,CarType,Competition_rate,mp,apply,Approve_Date\n"
 GOOD_LOAN = "720,60,25000,1.5,N,4.5,470,1,07/01/2002\n"
@@ -312,7 +312,7 @@ def test_a_damaged_table_is_rebuilt_from_its_cells(tmp_path, capsys):
 
 
 def test_a_full_disk_keeps_every_finished_cell(tmp_path, capsys, monkeypatch):
-    from experiments import store
+    from bandits.experiments import store
 
     real, calls = store._atomic_write, {"n": 0}
 
@@ -345,7 +345,7 @@ def test_an_internal_error_exits_1_and_debug_shows_the_traceback(tmp_path, capsy
 
 
 def test_an_interrupt_exits_130_and_keeps_finished_cells(tmp_path, monkeypatch):
-    from experiments import runner
+    from bandits.experiments import runner
 
     real, calls = runner.run_trial, {"n": 0}
 

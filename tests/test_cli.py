@@ -199,7 +199,7 @@ def test_nothing_to_do_says_so(tmp_path):
 
 
 def test_collect_on_an_experiment_that_never_ran_writes_no_table(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "experiments.collect", "+experiment=fig2b", "trials=1",
+    proc = subprocess.run([sys.executable, "-m", "bandits.experiments.collect", "+experiment=fig2b", "trials=1",
                            f"results_dir={tmp_path}"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 3 and "no table written" in proc.stdout
     assert not (tmp_path / "tables").exists()

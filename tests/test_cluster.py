@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT, compose
 
-from experiments import figures, runner
+from bandits.experiments import figures, runner
 
 SWEEP = ["algo=sw_ucb_obl", "env=sinusoid", "T=[2000,4000]", "trials=3", "seed=5"]
 SAME = lambda df: df.drop(columns=["wall_time_s"]).sort_values(["algo", "T", "trial"]).reset_index(drop=True)  # noqa
@@ -30,8 +30,8 @@ def run_py(*args, results, wait=True):
 
 
 def collect(*args, results):
-    return subprocess.run([sys.executable, "-m", "experiments.collect", *args, f"results_dir={results}"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "bandits.experiments.collect", *args, f"results_dir={results}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")

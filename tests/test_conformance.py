@@ -11,9 +11,9 @@ from conftest import compose
 
 from bandits.environments import Table
 from bandits.environments.base import KIND_KEYS, LEARNER_KEYS, PROBLEM_KINDS, Instance, kind_of
+from bandits.experiments import registry
+from bandits.experiments.runner import build
 from bandits.simulation import evaluate, learner_info, needs, problem_kinds, run_actions, stream
-from experiments import registry
-from experiments.runner import build
 
 # every algorithm and environment config, the package's and your own (DRIFT_BANDITS_CONF)
 ALGOS = [name for name in registry.names("algo") if name != "custom"]

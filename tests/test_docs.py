@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT, compose
 
-from experiments import docs, runner
+from bandits.experiments import docs, runner
 
 DOCS = ROOT / "docs"
 RESULTS = ROOT / "results"
@@ -64,8 +64,8 @@ def test_missing_input_stops_with_one_line_and_exit_code_2(tmp_path, missing, pa
     results = committed_results(tmp_path)
     (results / missing).unlink()
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "experiments.docs", "--results", str(results), "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "bandits.experiments.docs", "--results", str(results),
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import compose
 
-from experiments import figures, runner, store
+from bandits.experiments import figures, runner, store
 
 
 def test_fitted_slope_recovers_a_power_law():
@@ -86,7 +86,7 @@ def test_piecewise_figures_and_claims(tmp_path):
 def test_modern_group_claims_keep_the_paper_statements_apart():
     """A later baseline below BOB / SW-UCB-opt makes the modern group claims disagree while
     the paper's statements, on the paper's algorithms only, still agree."""
-    from experiments.figures.piecewise import modern_claims, piecewise_claims
+    from bandits.experiments.figures.piecewise import modern_claims, piecewise_claims
 
     reg = pd.Series({"sw_ucb_opt": 3.0, "exp3s": 9.0, "bob": 10.0, "sw_ucb_obl": 20.0, "ucb": 30.0,
                      "d_linucb": 2.0, "restart_linucb": 4.0, "restart_linucb_bob": 12.0, "master_oful": 5.0})
@@ -220,7 +220,7 @@ def config_rows(params: dict) -> pd.DataFrame:
 
 
 def test_sweeps_need_exactly_one_numeric_difference(capsys):
-    from experiments.figures import generic
+    from bandits.experiments.figures import generic
 
     one = config_rows({"a": ({"window": 10}, {"R": 0.1}), "b": ({"window": 1000}, {"R": 0.1})})
     assert list(generic.sweeps("t", one)) == ["window"]  # "derived" differs too, and does not count
@@ -313,7 +313,7 @@ def test_ns_benchmark_leaderboard_and_claims(tmp_path):
 def test_master_detection_delay_rows():
     """C3 (ours): MASTER's delay against Ada-ILTCB+'s at every shift; when neither detects,
     both delays are censored and the row is not a comparison."""
-    from experiments.figures.ada import master_delays
+    from bandits.experiments.figures.ada import master_delays
 
     summary = pd.DataFrame({"shift": [0.25, 0.25, 1.0, 1.0], "algo": ["master_ctx", "ada_iltcb_plus"] * 2,
                             "mean_delay": [5000.0, 5000.0, 5000.0, 900.0], "detected_share": [0.0, 0.0, 0.0, 0.8]})

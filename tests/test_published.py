@@ -167,7 +167,7 @@ def scenario_envs(experiment: str) -> dict:
     """name -> environment object of every scenario of an experiment config."""
     from conftest import compose
 
-    from experiments.runner import build, scenario_configs
+    from bandits.experiments.runner import build, scenario_configs
 
     cfg = compose([f"+experiment={experiment}"])
     return {job.experiment_name.partition(".")[2] or job.experiment_name: build(job.env, "env")[1]
@@ -245,7 +245,7 @@ def test_every_published_experiment_runs_and_gets_its_figures_and_claims(tmp_pat
     import pandas as pd
     from conftest import compose
 
-    from experiments import figures, runner
+    from bandits.experiments import figures, runner
 
     for experiment, T in EXPERIMENTS.items():
         runner.run(compose([f"+experiment={experiment}", "trials=2", f"T=[{T}]", f"results_dir={tmp_path}"]),
@@ -278,7 +278,7 @@ def test_every_published_experiment_runs_and_gets_its_figures_and_claims(tmp_pat
 def test_published_tolerance_is_the_larger_of_25_percent_and_3_se():
     import pandas as pd
 
-    from experiments.figures import published
+    from bandits.experiments.figures import published
 
     stats = pd.Series({"mean": 130.0, "sd": 10.0, "n": 100})
     assert published.tolerance(100.0, stats) == pytest.approx(25.0)  # 25% of 100 > 3 * 1

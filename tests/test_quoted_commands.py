@@ -1,5 +1,5 @@
 """Every command quoted in the README and the docs is valid: each ``run.py`` /
-``drift-bandits`` / ``experiments.collect`` command is composed by Hydra (a multirun's
+``drift-bandits`` / ``bandits.experiments.collect`` command is composed by Hydra (a multirun's
 sweep expanded into its jobs) and validated as a dry run would (every horizon, every
 algorithm/environment pair; no instance is drawn); each ``make`` command is a valid
 target (``make -n``); each ``python -m experiments.*`` module answers ``--help``; each
@@ -38,9 +38,9 @@ COMMANDS = quoted_commands()
 def check_runner_command(args: list[str]) -> None:
     """The command line's own pre-flight, but for the results folder (a quoted folder such
     as /shared/results is the reader's, not this machine's)."""
-    from experiments.cli import jobs
-    from experiments.registry import compose
-    from experiments.runner import check_setup, scenario_configs, setup_from_config
+    from bandits.experiments.cli import jobs
+    from bandits.experiments.registry import compose
+    from bandits.experiments.runner import check_setup, scenario_configs, setup_from_config
 
     for job in jobs(args):
         for one in scenario_configs(compose(job)):
@@ -56,9 +56,9 @@ def test_quoted_command_is_valid(page, command):
     words = shlex.split(command)
     if words[:2] == ["python", "run.py"] or words[0] == "drift-bandits":
         check_runner_command(words[2:] if words[0] == "python" else words[1:])
-    elif words[:3] == ["python", "-m", "experiments.collect"]:
+    elif words[:3] == ["python", "-m", "bandits.experiments.collect"]:
         check_runner_command(words[3:])
-    elif words[:2] == ["python", "-m"] and words[2].startswith("experiments."):
+    elif words[:2] == ["python", "-m"] and words[2].startswith(("experiments.", "bandits.experiments.")):
         proc = subprocess.run([sys.executable, "-m", words[2], "--help"], cwd=ROOT, capture_output=True, text=True,
                               timeout=120)
         assert proc.returncode == 0, proc.stderr

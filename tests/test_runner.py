@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, compose
 
 from bandits import simulation
-from experiments import runner, store
+from bandits.experiments import runner, store
 
 SMALL = ["T=[1500,3000]", "trials=3", "seed=11"]
 
@@ -154,7 +154,7 @@ def test_a_user_label_names_the_configuration(tmp_path):
 
 
 def test_labels_tell_apart_exactly_what_differs():
-    from experiments.labels import assign_labels
+    from bandits.experiments.labels import assign_labels
 
     def row(algo, params, env="sinusoid", env_params=None):
         return {"algo": algo, "env": env, "algo_params": json.dumps(params), "env_params": json.dumps(env_params or {})}
@@ -176,9 +176,9 @@ def test_labels_tell_the_kl_ucb_variants_apart():
     """The index of a change-detection or forgetting baseline is part of its label: by its
     config's name (m_klucb, d_klucb, ...) or, for one config with ``index`` overridden, by
     the setting that differs; the figures name each variant."""
-    from experiments.figures.common import LABELS
-    from experiments.figures.nonstationary import LABELS as NS_LABELS  # noqa: F401  (fills LABELS)
-    from experiments.labels import assign_labels
+    from bandits.experiments.figures.common import LABELS
+    from bandits.experiments.figures.nonstationary import LABELS as NS_LABELS  # noqa: F401  (fills LABELS)
+    from bandits.experiments.labels import assign_labels
 
     def row(algo, **params):
         return {"algo": algo, "env": "piecewise_bernoulli", "algo_params": json.dumps(params), "env_params": "{}"}
@@ -203,8 +203,7 @@ def project_copy(tmp_path):
     import shutil
 
     root = tmp_path / "project"
-    for part in ("bandits", "experiments"):
-        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "bandits", root / "bandits", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "run.py", root / "run.py")
     return root
 
@@ -220,8 +219,8 @@ def test_fingerprint_covers_what_produces_the_numbers_and_nothing_else(tmp_path)
     root = project_copy(tmp_path)
     results = tmp_path / "results"
     assert cells_to_run(root, results) == 2
-    for edited in ("experiments/figures/common.py", "experiments/summary.py", "experiments/store.py",
-                   "experiments/cli.py", "experiments/labels.py"):
+    for edited in ("bandits/experiments/figures/common.py", "bandits/experiments/summary.py",
+                   "bandits/experiments/store.py", "bandits/experiments/cli.py", "bandits/experiments/labels.py"):
         with open(root / edited, "a") as fh:
             fh.write("\n# a comment: plotting, summary, store and CLI code do not produce numbers\n")
     assert cells_to_run(root, results) == 0  # finished cells reused
@@ -242,13 +241,13 @@ def test_a_user_policy_source_is_part_of_the_cell_identity(tmp_path, monkeypatch
     run_cfg(tmp_path / "r", *args[1:])
     assert len(runner.make_plan(compose(SMALL + args)).todo) == 0
     module.write_text(module.read_text() + "# edited\n")
-    from experiments import fingerprint
+    from bandits.experiments import fingerprint
     fingerprint.source_hash.cache_clear()
     assert len(runner.make_plan(compose(SMALL + args)).todo) == 1
 
 
 def test_summary_fits_in_100_columns():
-    from experiments.summary import summary_text
+    from bandits.experiments.summary import summary_text
 
     rows = pd.DataFrame({"label": ["x" * 150, "short"], "T": [10, 10], "final_regret": [1.0, 2.0],
                          "final_reward": [3.0, 4.0], "wall_time_s": [0.1, 0.2]})

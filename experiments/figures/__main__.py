@@ -1,5 +1,5 @@
-"""``python -m experiments.figures [--results DIR]``: the plot stage (see the package docstring)."""
+"""``python -m experiments.figures [--results DIR]``: the plot stage of :mod:`bandits.experiments.figures`."""
 
-from experiments.figures.stage import main
+from bandits.experiments.figures.stage import main
 
 main()

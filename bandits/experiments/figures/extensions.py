@@ -14,8 +14,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
-from experiments.figures.common import (
+from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
+from bandits.experiments.figures.common import (
     LABELS,
     code_versions,
     loglog_figure,

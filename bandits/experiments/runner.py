@@ -3,7 +3,7 @@ finished cell atomically, gather the experiment's table, log a summary.
 
 Three steps, each a plain function:
 
-* :func:`setup_from_config` (the CLI) or :func:`experiments.api.simulate` (Python)
+* :func:`setup_from_config` (the CLI) or :func:`bandits.experiments.api.simulate` (Python)
   build a :class:`Setup`: the environment, the algorithms by name, the horizons and
   the top-level values, all validated;
 * :func:`plan` checks every algorithm/environment pair and every horizon before any
@@ -33,10 +33,10 @@ from tqdm.auto import tqdm
 
 from bandits.algorithms.protocol import is_protocol_policy
 from bandits.errors import ConfigError, Unavailable, last_line, require_float, require_int
+from bandits.experiments import store
+from bandits.experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
+from bandits.experiments.summary import summary_text
 from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, run_cell, stream, trial_rewards
-from experiments import store
-from experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
-from experiments.summary import summary_text
 
 log = logging.getLogger("drift_bandits")
 
@@ -293,7 +293,7 @@ def check_compatible(setup: Setup) -> None:
     wrong = {name: problem_kinds(obj) for name, (obj, _) in setup.algos.items() if kind not in problem_kinds(obj)}
     if not wrong:
         return
-    from experiments.registry import algorithms_for, environments_for
+    from bandits.experiments.registry import algorithms_for, environments_for
 
     lines = []
     for name, kinds in wrong.items():

@@ -14,8 +14,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.figures.claims import RATIO_ABOUT_20, SLOPE_TOLERANCE, have, skip, slope_claim, slope_verdict, verdict
-from experiments.figures.common import LABELS, loglog_figure
+from bandits.experiments.figures.claims import (
+    RATIO_ABOUT_20,
+    SLOPE_TOLERANCE,
+    have,
+    skip,
+    slope_claim,
+    slope_verdict,
+    verdict,
+)
+from bandits.experiments.figures.common import LABELS, loglog_figure
 
 TABLES = ("fig2a", "fig2b", "fig2b_sensitivity")
 

@@ -8,7 +8,7 @@ a half-written cell, and a re-run skips every cell whose file exists.
 ``results/tables/<experiment>.parquet`` gathers the cells of an experiment (also
 written atomically): rows that differ in any config value stay distinct, and a
 re-computed cell (new code) replaces its older row. Every row gets a ``label``
-(:mod:`experiments.labels`). Files get the permissions the umask allows, like any
+(:mod:`bandits.experiments.labels`). Files get the permissions the umask allows, like any
 other file the user creates, so a results folder can be shared.
 """
 
@@ -24,13 +24,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bandits.errors import last_line
-from experiments.labels import assign_labels
+from bandits.experiments.labels import assign_labels
 
 SCHEMA = pa.schema([
     ("experiment", pa.string()),
     ("env", pa.string()),
     ("algo", pa.string()),
-    ("label", pa.string()),  # human-readable, unique per configuration within a table (experiments.labels)
+    ("label", pa.string()),  # human-readable, unique per configuration within a table (bandits.experiments.labels)
     ("T", pa.int64()),
     ("trial", pa.int64()),
     ("seed", pa.int64()),
@@ -126,7 +126,7 @@ def finish(rows: pd.DataFrame) -> pd.DataFrame:
 class table_lock:
     """Exclusive lock around a table's read-merge-write, for processes on one host
     (cells themselves need no lock: one file each, atomic rename). Across hosts, run
-    ``python -m experiments.collect`` afterwards: it rebuilds tables from the cells."""
+    ``python -m bandits.experiments.collect`` afterwards: it rebuilds tables from the cells."""
 
     def __init__(self, path: Path):
         self.path = path.parent / f".{path.name}.lock"

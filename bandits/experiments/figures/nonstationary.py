@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
-from experiments.figures.common import LABELS, code_versions, loglog_figure
-from experiments.summary import t_interval
+from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
+from bandits.experiments.figures.common import LABELS, code_versions, loglog_figure
+from bandits.experiments.summary import t_interval
 
 TABLES = ("ns_benchmark.*", "fig2_modern.*", "ns_sensitivity", "modern_sensitivity", "ctx_master_sensitivity")
 # The verdict each sensitivity run probes, per variant of the family: (experiment, prefix of

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.figures.claims import have, verdict
-from experiments.figures.common import LABELS, curve_figure
-from experiments.figures.nonstationary import leaderboard
+from bandits.experiments.figures.claims import have, verdict
+from bandits.experiments.figures.common import LABELS, curve_figure
+from bandits.experiments.figures.nonstationary import leaderboard
 
 TABLES = ("ctx_data.*",)
 ORDER = ["ada_iltcb_plus", "ada_iltcb_plus_theory", "ada_iltcb_plus_noreplay", "iltcb", "epsilon_greedy", "exp4",

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.figures.claims import have, skip, verdict
-from experiments.figures.common import curve_figure
+from bandits.experiments.figures.claims import have, skip, verdict
+from bandits.experiments.figures.common import curve_figure
 
 TABLES = ("ctx_baselines_S[0-9]*",)
 CTX_ORDER = ["iltcb", "oracle_restart", "epsilon_greedy", "exp4", "vw_epsilon", "vw_cover"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from experiments.figures.claims import have, verdict
-from experiments.figures.common import LABELS, curve_figure
+from bandits.experiments.figures.claims import have, verdict
+from bandits.experiments.figures.common import LABELS, curve_figure
 
 TABLES = ("fig5",)
 

@@ -36,7 +36,7 @@ EXIT_CODES = {
     BAD_INPUT: "bad input, found before any work: a config value or key (Hydra's own composition errors "
                "included), a data file, a wrong algorithm/environment pair, a size that does not fit in memory, "
                "the results folder; or your own policy or environment raising an exception",
-    MISSING_CELLS: "`python -m experiments.collect`: cells of the declared sweep are still missing",
+    MISSING_CELLS: "`python -m bandits.experiments.collect`: cells of the declared sweep are still missing",
     INTERRUPTED: "interrupted (Ctrl-C): every finished cell is kept, and the same command resumes",
 }
 
@@ -107,7 +107,7 @@ def unknown_key(exc: Exception, job: list[str]) -> ConfigError | None:
 
     from omegaconf import OmegaConf
 
-    from experiments.registry import compose
+    from bandits.experiments.registry import compose
 
     match = re.search(r"Could not override '([^']+)'", str(exc))
     if not match:
@@ -147,8 +147,8 @@ def preflight(argv: list[str]) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from experiments.registry import compose
-    from experiments.runner import check_results_folder, check_setup, scenario_configs, setup_from_config
+    from bandits.experiments.registry import compose
+    from bandits.experiments.runner import check_results_folder, check_setup, scenario_configs, setup_from_config
 
     try:
         planned = jobs(argv)
@@ -184,7 +184,7 @@ def _forget_run_folder() -> None:
 @hydra.main(version_base="1.3", config_path=CONF, config_name="config")
 def app(cfg: DictConfig) -> None:
     """One job: run it; on failure, one paragraph and the exit code."""
-    from experiments.runner import run
+    from bandits.experiments.runner import run
 
     _importable_cwd()
     try:
@@ -202,7 +202,7 @@ def app(cfg: DictConfig) -> None:
 
 def entry(argv: list[str]) -> int:
     """Run a command (the arguments after the program name); return its exit code."""
-    from experiments.registry import searchpath_override
+    from bandits.experiments.registry import searchpath_override
 
     _importable_cwd()
     multirun = [a for a in argv if a in ("-m", "--multirun")]  # Hydra wants the flag before the overrides

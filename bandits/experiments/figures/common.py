@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from experiments.summary import t_interval  # noqa: E402
+from bandits.experiments.summary import t_interval  # noqa: E402
 
 # Display names in legends; a label not listed is shown as it is.
 LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": "EXP3.S (Rexp3)",

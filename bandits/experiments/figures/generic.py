@@ -25,7 +25,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from experiments.figures.common import (
+from bandits.experiments.figures.common import (
     LABELS,
     band_line,
     code_versions,

@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.figures.claims import have, verdict
-from experiments.figures.common import LABELS, curve_figure
-from experiments.figures.nonstationary import leaderboard
+from bandits.experiments.figures.claims import have, verdict
+from bandits.experiments.figures.common import LABELS, curve_figure
+from bandits.experiments.figures.nonstationary import leaderboard
 
 TABLES = ("glr_thesis*.*", "glr_journal*.*", "dlinucb_*.*", "master_geo*.*")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.figures.common import LINE_WIDTH, VERSIONS, measured_slope, notice
+from bandits.experiments.figures.common import LINE_WIDTH, VERSIONS, measured_slope, notice
 
 CLAIM_COLUMNS = ["claim", "figure", "measured", "expected", "verdict", "source", "code"]
 

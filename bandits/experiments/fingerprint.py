@@ -3,10 +3,11 @@ neither has changed.
 
 The code fingerprint hashes what produces a cell's numbers and nothing else: the
 library (every ``.py`` under ``bandits/``: algorithms, environments and the trial
-loop of :mod:`bandits.simulation`). The runner's bookkeeping, the store, the
-summaries, the figures and the CLI (``experiments/``) are left out, so editing them
-reuses finished cells. A user's own policy or environment class defined outside the
-library is hashed from its source file (:func:`source_hash`).
+loop of :mod:`bandits.simulation`) except the runner's own subpackage
+(``bandits/experiments/``: the bookkeeping, the store, the summaries, the figures
+and the CLI), so editing those reuses finished cells. A user's own policy or
+environment class defined outside the library is hashed from its source file
+(:func:`source_hash`).
 """
 
 from __future__ import annotations
@@ -19,14 +20,22 @@ from pathlib import Path
 
 import bandits
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout (repository root)
 LIBRARY = Path(bandits.__file__).resolve().parent
 
 
+RUNNER = "experiments"  # the runner's subpackage of the library: not part of a cell's numbers
+
+
+def library_sources(package: Path) -> list[Path]:
+    """Every .py file under ``package`` that produces numbers: all but the runner's subpackage."""
+    return [p for p in sorted(package.rglob("*.py")) if p.relative_to(package).parts[0] != RUNNER]
+
+
 def tree_hash(package: Path) -> str:
-    """Hash of every .py file under ``package`` (relative path and bytes)."""
+    """Hash of every number-producing .py file under ``package`` (relative path and bytes)."""
     h = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
+    for path in library_sources(package):
         h.update(str(path.relative_to(package)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -66,8 +75,8 @@ def provenance() -> dict:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10)
         if head.returncode == 0:
-            dirty = subprocess.run(["git", "status", "--porcelain", "--", "bandits"], cwd=ROOT, capture_output=True,
-                                   text=True, timeout=10).stdout.strip()
+            dirty = subprocess.run(["git", "status", "--porcelain", "--", "bandits", ":!bandits/experiments"],
+                                   cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
             commit = head.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         commit = None

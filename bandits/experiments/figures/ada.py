@@ -22,9 +22,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures.claims import SLOPE_TOLERANCE, have, skip, slope_claim, slope_verdict, verdict
-from experiments.figures.common import LABELS, band_line, code_versions, loglog_figure, notice, save_figure, trials_text
-from experiments.summary import t_interval
+from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, skip, slope_claim, slope_verdict, verdict
+from bandits.experiments.figures.common import (
+    LABELS,
+    band_line,
+    code_versions,
+    loglog_figure,
+    notice,
+    save_figure,
+    trials_text,
+)
+from bandits.experiments.summary import t_interval
 
 DELAY_PREFIX = "ctx_delay_shift"
 THEORY = {"ctx_switch": (0.5, "1/2 (sqrt(S T), S fixed)"),

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.figures.claims import have, skip, verdict
-from experiments.figures.common import LABELS, code_versions, curve_figure
+from bandits.experiments.figures.claims import have, skip, verdict
+from bandits.experiments.figures.common import LABELS, code_versions, curve_figure
 
 TABLES = ("fig3", "fig4", "fig3_instances", "fig4_instances")
 FIGURES = {"fig3": "2 arms (d = 2)", "fig4": "linear, d = 5, 40 actions"}

@@ -30,9 +30,9 @@ from pathlib import Path
 import pandas as pd
 
 from bandits.errors import ConfigError, require_int
+from bandits.experiments import registry
+from bandits.experiments.runner import Setup, algorithm, build, execute, experiment_name, gather, horizons, plan
 from bandits.simulation import guarded
-from experiments import registry
-from experiments.runner import Setup, algorithm, build, execute, experiment_name, gather, horizons, plan
 
 
 def _params(obj) -> dict:

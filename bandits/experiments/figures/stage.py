@@ -10,7 +10,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from experiments.figures import (
+from bandits.experiments.figures import (
     ada,
     claims,
     common,
@@ -74,7 +74,7 @@ def draw_all(tables: dict, out_dir: Path) -> tuple[list[dict], set]:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m experiments.figures",
+    parser = argparse.ArgumentParser(prog="python -m bandits.experiments.figures",
                                      description="Plot stage: figures, the data behind them, and the claims table.")
     parser.add_argument("--results", default="results", type=Path)
     args = parser.parse_args(argv)

@@ -1,0 +1,1 @@
+"""Experiment runner, result store, summaries, figures and benchmarks."""

@@ -1,0 +1,49 @@
+"""Plot stage: figures, the data behind them, and the claims table.
+
+``python -m bandits.experiments.figures [--results DIR]`` reads every ``DIR/tables/*.parquet``
+and writes
+
+* ``DIR/figures/<fig>.png`` and ``.pdf``, and ``DIR/figures/<fig>.csv`` (the exact
+  numbers plotted);
+* ``DIR/claims.csv``: one row per claim of the paper that a figure checks
+  (claim, figure, measured, expected, verdict, source, code). Rows of figures not
+  re-plotted are kept, so later experiments add to the same file.
+
+Who draws what. Each paper module (``fig2``, ``piecewise``, ``fig5``, ``ctx_baselines``,
+``ada``, ``extensions``) lists the tables it owns in ``TABLES`` (names or shell-style
+patterns) and has one function ``draw(tables, out_dir) -> claims rows``, given those of
+its tables that exist; the modules are registered in ``stage.PAPER_MODULES``. Every
+other table gets the generic figures of ``generic`` (no claims). Curves, legends and
+claims are per configuration: a row's ``label``, or its ``algo`` where there is no
+label (paper CSVs name that column ``algo``, as before).
+
+Bands are 95% Student-t intervals of the mean over trials.
+
+The slope rule. A slope is the least-squares fit of log(mean final regret) on log T,
+fitted only where it means something: at least 3 horizons and a mean regret that is
+positive and non-decreasing in T. Otherwise the slope is NaN in the CSV, the legend
+shows none, and a slope claim says ``n/a (fewer than 3 horizons)`` or ``n/a (not
+monotone in T)`` with the verdict ``not measured``. Each theoretical rate is drawn
+once, as a grey dashed power law ("reference slope 2/3") anchored at the first point
+of the first curve it applies to.
+
+Notices. Anything the stage cannot use (no tables folder, an unreadable file, a table
+without rows, a table with missing cells, a module that fails, claims whose inputs are
+missing) gives one line on stderr, ``notice: <table or figure>: <problem>; <what
+happens>``, and everything else is still drawn; claims are never made from missing
+inputs.
+"""
+
+from bandits.experiments.figures.claims import CLAIM_COLUMNS, slope_claim, slope_verdict, write_claims  # noqa: F401
+from bandits.experiments.figures.common import (  # noqa: F401
+                                        code_versions,
+                                        curve_band,
+                                        curve_figure,
+                                        fitted_slope,
+                                        loglog_figure,
+                                        measured_slope,
+                                        plot_loglog,
+                                        regret_by_T,
+                                        with_slopes,
+)
+from bandits.experiments.figures.stage import PAPER_MODULES, main  # noqa: F401
