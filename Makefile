@@ -32,18 +32,21 @@ endif
 
 ifeq ($(SCALE),quick)
 # Every experiment, figure and claim at a tenth of its horizons (a quarter for the contextual
-# ones) and 3 trials, into results/quick/: the shipped results stay intact.
-RESULTS := results/quick
-DOCS := results/quick/docs
+# ones) and 3 trials, into outputs/quick/ (git-ignored): the shipped results stay intact, and
+# every figure of a reduced-scale table says so.
+RESULTS := outputs/quick
+DOCS := outputs/quick/docs
 SCALE_ARGS := horizon_scale=0.1 trials=3 results_dir=$(RESULTS)
 CTX_SCALE_ARGS := horizon_scale=0.25 trials=3 results_dir=$(RESULTS)
 SEEDS := range(2)
 MASTER_SEEDS := range(2)
 else
+# The release: the shipped results/ and docs/ (the only runs that write into them, with
+# `make bench UPDATE=1` and the full `make crosscheck`).
 RESULTS := results
 DOCS := docs
-SCALE_ARGS :=
-CTX_SCALE_ARGS :=
+SCALE_ARGS := results_dir=$(RESULTS)
+CTX_SCALE_ARGS := results_dir=$(RESULTS)
 endif
 
 ifdef UPDATE
@@ -105,4 +108,4 @@ collect: $(STAMP)
 	$(PYTHON) -m bandits.experiments.collect +experiment=$(EXP) $(SCALE_ARGS)
 
 clean-runs:
-	rm -rf results/runs results/tables results/hydra results/quick
+	rm -rf results/runs results/tables results/hydra results/quick outputs

@@ -589,11 +589,23 @@ def parse(argv):
     p.add_argument("--venv", type=Path, default=ROOT / ".crosscheck-venv")
     p.add_argument("--jobs", type=int, default=1, help="SMPyBandits worker processes")
     p.add_argument("--smpy-ties", choices=("lowest", "random"), default="lowest")
-    p.add_argument("--out", type=Path, default=OUT_DIR / "smpybandits.csv")
+    p.add_argument("--out", type=Path, default=None,
+                   help="the report (default: results/crosscheck/smpybandits.csv for the published run, the "
+                        "defaults; outputs/crosscheck/smpybandits.csv for any other)")
     p.add_argument("--work", type=Path, default=OUT_DIR / "tables", help="tables and SMPyBandits runs (git-ignored)")
     p.add_argument("--rerun", action="store_true", help="recompute the SMPyBandits runs and tables")
     p.add_argument("--worker", help=argparse.SUPPRESS)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.out is None and not args.worker:
+        # only the published run (every option at its default) rewrites the shipped report
+        published = all(getattr(args, k) == p.get_default(k) for k in PUBLISHED_OPTIONS)
+        args.out = (OUT_DIR if published else ROOT / "outputs" / "crosscheck") / "smpybandits.csv"
+    return args
+
+
+# The options that define the published cross-check (make crosscheck with no CROSSCHECK_ARGS).
+PUBLISHED_OPTIONS = ("T", "large_T", "large_scenario", "large_policies", "trials", "slow_trials", "seed", "scenarios",
+                     "policies", "fixes", "ours", "allow_stand_ins", "project", "smpy_ties")
 
 
 def overrides(items) -> dict:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -128,6 +129,52 @@ def unknown_key(exc: Exception, job: list[str]) -> ConfigError | None:
                        f"of your own (a parameter of your policy, say) is added with +{key}=...")
 
 
+ALGO_LIST = re.compile(r"^\+?algos=\[(.*)\]$")
+ALGO_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+
+def algo_list(argv: list[str]) -> list[str]:
+    """``algos=[mine,ucb1,glr:glr_klucb]`` -> one ``+algo@algos.<key>=<config>`` per entry (a
+    ``key:config`` pair names the key; a key that is no algorithm config starts from
+    ``custom``, for ``algos.<key>._target_=...``). Outside an experiment, an ad-hoc command
+    that lists algorithms under ``algos`` (this way or with ``+algo@algos.<key>=...``) runs
+    those alone: the default ``algo`` is dropped unless ``algo=...`` is given."""
+    from bandits.experiments.registry import names
+
+    out = []
+    for a in argv:
+        m = ALGO_LIST.match(a)
+        if m is None:
+            out.append(a)
+            continue
+        for item in (i.strip() for i in m.group(1).split(",")):
+            if not item:
+                continue
+            key, _, config = item.partition(":")
+            check_algo_key(key)
+            config = config or (key if key in names("algo") else "custom")
+            if config not in names("algo"):
+                raise ConfigError(f"algos=[...]: no algorithm config named {config!r} (entry {item!r}); valid "
+                                  f"names: {', '.join(names('algo'))}.")
+            out.append(f"+algo@algos.{key}={config}")  # in place: a leading -m stays first
+    keys = [a.split("=")[0] for a in out if "=" in a]
+    adhoc = not any(k.lstrip("+") == "experiment" for k in keys)
+    under_algos = any(k.startswith("+algo@algos.") for k in keys)
+    explicit = any(k.lstrip("+~") == "algo" for k in keys) or "~algo" in out
+    if adhoc and under_algos and not explicit:
+        out.append("~algo")
+    return out
+
+
+def check_algo_key(key: str) -> None:
+    """A key under ``algos`` names the algorithm and its seed stream, and becomes part of
+    file names: letters, digits, _ and -, starting with a letter; none that Hydra treats
+    specially (``_global_``, ``_self_``, ``_here_``)."""
+    if not ALGO_KEY.match(key) or key.startswith("_") or any(w in key for w in ("_global_", "_self_", "_here_")):
+        raise ConfigError(f"{key!r} cannot name an algorithm under algos: use letters, digits, _ and -, starting "
+                          "with a letter (and not _global_, _self_ or _here_, which Hydra treats specially).")
+
+
 def jobs(argv: list[str]) -> list[list[str]]:
     """The overrides of every job of the command, as Hydra's basic sweeper expands them."""
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
@@ -147,18 +194,25 @@ def preflight(argv: list[str]) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from bandits.experiments.registry import compose
-    from bandits.experiments.runner import check_results_folder, check_setup, scenario_configs, setup_from_config
+    from bandits.experiments.registry import compose, static_pair_problem
 
     try:
         planned = jobs(argv)
     except (HydraException, OmegaConfBaseException) as exc:
         raise hydra_error(exc) from None
+    composed = []
     for job in planned:
         try:
             cfg = compose(job)
         except (HydraException, OmegaConfBaseException) as exc:
             raise (unknown_key(exc, job) or hydra_error(exc)) from None
+        problem = static_pair_problem(cfg)  # from the sources alone: no kernel imported for a quick answer
+        if problem:
+            raise ConfigError(problem)
+        composed.append(cfg)
+    from bandits.experiments.runner import check_results_folder, check_setup, scenario_configs, setup_from_config
+
+    for cfg in composed:
         for one in scenario_configs(cfg):
             setup = check_setup(setup_from_config(one))
             check_results_folder(setup.results_dir)
@@ -181,6 +235,9 @@ def _forget_run_folder() -> None:
     shutil.rmtree(Path(hc.runtime.output_dir), ignore_errors=True)
 
 
+SWEEP: list = []  # (results folder, rows) of every job this process ran: the sweep's summary
+
+
 @hydra.main(version_base="1.3", config_path=CONF, config_name="config")
 def app(cfg: DictConfig) -> None:
     """One job: run it; on failure, one paragraph and the exit code."""
@@ -188,7 +245,9 @@ def app(cfg: DictConfig) -> None:
 
     _importable_cwd()
     try:
-        run(cfg)
+        rows = run(cfg)
+        if not cfg.get("dry_run"):
+            SWEEP.append((Path(str(cfg.get("results_dir", "outputs"))), rows))
     except KeyboardInterrupt:
         sys.exit(INTERRUPTED)
     except Exception as exc:  # every failure is reported, with its exit code
@@ -209,6 +268,10 @@ def entry(argv: list[str]) -> int:
     argv = multirun + [a for a in argv if a not in multirun]
     if not any(a.startswith("hydra.searchpath=") for a in argv):
         argv = [*searchpath_override(), *argv]  # configs of your own (DRIFT_BANDITS_CONF)
+    try:
+        argv = algo_list(argv)
+    except ConfigError as exc:
+        return report(exc, _wants_debug(argv))
     if not any(a.split("=")[0] in HYDRA_OWN for a in argv):
         try:
             preflight(argv)
@@ -218,6 +281,7 @@ def entry(argv: list[str]) -> int:
             return INTERRUPTED
     saved = sys.argv
     sys.argv = [saved[0] if saved else "drift-bandits", *argv]
+    SWEEP.clear()
     try:
         app()
     except SystemExit as exc:
@@ -226,11 +290,117 @@ def entry(argv: list[str]) -> int:
         return INTERRUPTED
     finally:
         sys.argv = saved
+    if multirun and len(SWEEP) > 1:
+        sweep_summary(SWEEP)
     return OK
 
 
+def sweep_summary(jobs: list) -> None:
+    """After a -m sweep run in this process: one summary of every job's rows and one figure
+    (the generic figure of the combined rows, relabelled together), in the first job's results
+    folder as ``figures/sweep.png``."""
+    import pandas as pd
+
+    from bandits.experiments.figures import common, generic
+    from bandits.experiments.labels import assign_labels
+    from bandits.experiments.summary import summary_text
+
+    rows = pd.concat([r for _, r in jobs if not r.empty], ignore_index=True)
+    if rows.empty:
+        return
+    rows = rows.assign(label=assign_labels(rows))
+    print(f"\nsweep of {len(jobs)} jobs, {len(rows)} cells:\n{summary_text(rows)}")
+    out = jobs[0][0] / "figures"
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        generic.draw({"sweep": rows}, out)
+    except Exception as exc:  # noqa: BLE001 -- the sweep ran; only its figure failed
+        common.notice("sweep", f"figure failed ({common.one_line(exc)})", "the summary above stands")
+        return
+    print(f"figure: {out / 'sweep.png'}")
+
+
+HELP = """\
+drift-bandits: experiments with bandits in changing environments. Faithful, fast
+baselines (SW-UCB, BOB, EXP3.S, UCB, GLR-klUCB, M-UCB, CUSUM-UCB, D-LinUCB, MASTER,
+Ada-ILTCB+, ...), the figures and claims of two papers, and your own policies and
+data against them. Same seed, same numbers, whatever the number of workers.
+
+Common commands:
+  drift-bandits algo=bob env=sinusoid                  one algorithm, 10 trials
+  drift-bandits 'algos=[mine,ucb1,glr_klucb]' algos.mine._target_=examples.my_policies.DiscountedMeans \\
+      env=piecewise_bernoulli T=2000                   your policy against two baselines: one table
+  drift-bandits -m algo=sw_ucb algo.window=200,800     a sweep: one combined summary and figure
+  drift-bandits +experiment=fig2a                      a paper experiment (its sweep over T)
+  drift-bandits plots --highlight mine                 figures and claims of every table in outputs/
+
+Also: drift-bandits examples [DIR] (writes the example policy and problems, default
+./examples), drift-bandits collect +experiment=NAME, drift-bandits docs (in a checkout),
+dry_run=true (validate only), debug=true (tracebacks). Results go to ./outputs/
+(results_dir=...). Docs: docs/usage.md (every key, algorithm, environment, experiment),
+docs/errors.md, docs/cluster.md in the source repository; `python -m pydoc bandits`.
+"""
+
+SUBCOMMANDS = ("plots", "docs", "collect", "examples")
+
+
+def examples(argv: list[str]) -> int:
+    """``drift-bandits examples [DIR]``: copy the example policy and problems into DIR
+    (default ./examples), so that the tour's commands run from any folder."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="drift-bandits examples", description=examples.__doc__.splitlines()[0])
+    parser.add_argument("dir", nargs="?", default="examples", type=Path)
+    parser.add_argument("--force", action="store_true", help="overwrite files that exist")
+    args = parser.parse_args(argv)
+    source = Path(bandits.__file__).resolve().parent / "examples"
+    files = sorted(p for p in source.iterdir() if p.suffix in (".py", ".csv"))
+    clash = [args.dir / p.name for p in files if (args.dir / p.name).exists() and not args.force]
+    if clash:
+        print(f"error: {', '.join(str(c) for c in clash)} exist already; --force overwrites them.", file=sys.stderr)
+        return BAD_INPUT
+    args.dir.mkdir(parents=True, exist_ok=True)
+    for p in files:
+        shutil.copyfile(p, args.dir / p.name)
+    print(f"{len(files)} files written to {args.dir}: {', '.join(p.name for p in files)}")
+    return OK
+
+
+def subcommand(name: str, argv: list[str]) -> int:
+    """The stages behind the subcommands: plots, docs, collect, examples."""
+    if name == "examples":
+        return examples(argv)
+    if name == "plots":
+        from bandits.experiments.figures.stage import main as plots
+
+        plots(argv)
+        return OK
+    if name == "docs":
+        from bandits.experiments.docs import main as docs
+
+        return docs(argv)
+    from bandits.experiments.collect import collect
+
+    try:
+        return collect(argv)
+    except ConfigError as exc:
+        return report(exc, _wants_debug(argv))
+
+
 def main(argv=None) -> None:
-    sys.exit(entry(sys.argv[1:] if argv is None else list(argv)))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            code = subcommand(argv[0], argv[1:])
+        else:
+            if any(a in ("--help", "-h") for a in argv):
+                print(HELP)
+            code = entry(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the output was piped into a reader that stopped (head, say)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = OK
+    sys.exit(code)
 
 
 if __name__ == "__main__":

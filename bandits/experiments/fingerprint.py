@@ -24,12 +24,14 @@ ROOT = Path(__file__).resolve().parents[2]  # the checkout (repository root)
 LIBRARY = Path(bandits.__file__).resolve().parent
 
 
-RUNNER = "experiments"  # the runner's subpackage of the library: not part of a cell's numbers
+# Folders of the library that produce no built-in numbers: the runner's subpackage, and the
+# examples (user code that ships with the package, hashed like any user's own file).
+NOT_NUMBERS = ("experiments", "examples")
 
 
 def library_sources(package: Path) -> list[Path]:
-    """Every .py file under ``package`` that produces numbers: all but the runner's subpackage."""
-    return [p for p in sorted(package.rglob("*.py")) if p.relative_to(package).parts[0] != RUNNER]
+    """Every .py file under ``package`` that produces numbers: all but :data:`NOT_NUMBERS`."""
+    return [p for p in sorted(package.rglob("*.py")) if p.relative_to(package).parts[0] not in NOT_NUMBERS]
 
 
 def tree_hash(package: Path) -> str:
@@ -56,7 +58,7 @@ def source_hash(cls: type) -> str:
         path = Path(inspect.getsourcefile(cls) or "").resolve()
     except (TypeError, OSError):
         return ""
-    if not path.is_file() or LIBRARY in path.parents:
+    if not path.is_file() or (LIBRARY in path.parents and path.relative_to(LIBRARY).parts[0] not in NOT_NUMBERS):
         return ""
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 

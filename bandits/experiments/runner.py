@@ -22,6 +22,8 @@ import json
 import logging
 import os
 import re
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,10 +34,10 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from tqdm.auto import tqdm
 
 from bandits.algorithms.protocol import is_protocol_policy
-from bandits.errors import ConfigError, Unavailable, last_line, require_float, require_int
+from bandits.errors import ConfigError, ReportedError, Unavailable, last_line, require_float, require_int
 from bandits.experiments import store
 from bandits.experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
-from bandits.experiments.summary import summary_text
+from bandits.experiments.summary import summary_text, timing_text
 from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, run_cell, stream, trial_rewards
 
 log = logging.getLogger("drift_bandits")
@@ -112,6 +114,26 @@ def algorithm(spec: dict, name: str | None = None):
     return name, obj, {**spec, "name": name, "label": spec.get("label")}
 
 
+ALGO_PREFIX = re.compile(r"(?<![\w.])algo\.(?=\w)")
+
+
+@contextmanager
+def at_key(key: str | None):
+    """The key path of an algorithm in its messages: an algorithm under ``algos.<key>``
+    reports ``algos.<key>.window`` where its own checks say ``algo.window``."""
+    try:
+        yield
+    except ConfigError as exc:
+        if key is None or isinstance(exc, ReportedError):
+            raise
+        raise type(exc)(ALGO_PREFIX.sub(f"algos.{key}.", str(exc))) from exc
+
+
+def algo_key(setup: Setup, name: str) -> str | None:
+    """The key under ``algos`` of one of ``setup``'s algorithms, or None for the single ``algo``."""
+    return name if setup.keyed else None
+
+
 @dataclass
 class Setup:
     """What to run, validated: one environment, the algorithms by name, horizons, trials."""
@@ -126,9 +148,10 @@ class Setup:
     n_jobs: int = 1
     save_actions: bool = False
     overwrite: bool = False
-    results_dir: Path | None = Path("results")
+    results_dir: Path | None = Path("outputs")
     backend: str = "loky"
     address: str | None = None
+    keyed: bool = True  # the algorithms sit under algos.<name> (not a single algo)
 
 
 def horizons(value, scale: float = 1.0) -> list:
@@ -225,16 +248,18 @@ def setup_from_config(cfg: DictConfig) -> Setup:
 
     algo_cfgs = plain(cfg.algos) if cfg.get("algos") else {}
     if algo_cfgs and cfg.get("algo") is not None:
-        raise ConfigError(f"this experiment runs the algorithms under `algos` ({', '.join(algo_cfgs)}); "
-                          f"drop the algo=... override, or add one with +algo@algos.<name>=<algo config>.")
+        raise ConfigError(f"two ways of naming the algorithms at once: algo={plain(cfg.algo).get('name')} and the "
+                          f"algorithms under algos ({', '.join(algo_cfgs)}); keep one: drop algo=..., or list it "
+                          f"too with algos=[...] or +algo@algos.<name>=<algo config>.")
     if not algo_cfgs:
         if cfg.get("algo") is None:
-            raise ConfigError("no algorithm: choose one with algo=<name>.")
+            raise ConfigError("no algorithm: choose one with algo=<name>, or several with algos=[name,name,...].")
         algo_cfgs = {None: plain(cfg.algo)}
     algos = {}
     for key, spec in algo_cfgs.items():
         try:
-            name_, obj, spec = algorithm(spec, key)  # the key under `algos` names the algorithm
+            with at_key(key):
+                name_, obj, spec = algorithm(spec, key)  # the key under `algos` names the algorithm
         except Unavailable as exc:
             log.warning(f"note: {key or spec.get('name')}: {exc}")
             continue
@@ -246,11 +271,11 @@ def setup_from_config(cfg: DictConfig) -> Setup:
     backend = str(par.get("backend", "loky"))
     if backend not in ("loky", "dask"):
         raise ConfigError(f"parallel.backend must be loky or dask, got {backend!r}.")
-    results_dir = cfg.get("results_dir", "results")
+    results_dir = cfg.get("results_dir", "outputs")
     if not isinstance(results_dir, str) or not results_dir.strip():
         raise ConfigError(f"results_dir must be a folder path, got {results_dir!r}.")
     return Setup(name, env_name, env, env_cfg, algos, Ts, trials, seed, n_jobs, save_actions, overwrite,
-                 Path(results_dir), backend, par.get("address"))
+                 Path(results_dir), backend, par.get("address"), keyed=None not in algo_cfgs)
 
 
 # ----------------------------------------------------------------------------- planning
@@ -287,21 +312,12 @@ class Plan:
 
 def check_compatible(setup: Setup) -> None:
     """Every algorithm against the environment's kind of problem, before any work."""
-    from bandits.environments.base import PROBLEM_KINDS
-
     kind = setup.env.problem_kind()
     wrong = {name: problem_kinds(obj) for name, (obj, _) in setup.algos.items() if kind not in problem_kinds(obj)}
-    if not wrong:
-        return
-    from bandits.experiments.registry import algorithms_for, environments_for
+    if wrong:
+        from bandits.experiments.registry import pair_message
 
-    lines = []
-    for name, kinds in wrong.items():
-        lines.append(f"algorithm {name!r} does not fit env={setup.env_name}: it solves {' / '.join(kinds)} "
-                     f"problems, and {setup.env_name} is a {kind} problem ({PROBLEM_KINDS[kind]}). "
-                     f"Environments {name!r} runs on: {', '.join(environments_for(kinds)) or 'none configured'}.")
-    lines.append(f"Algorithms for env={setup.env_name}: {', '.join(algorithms_for(kind)) or 'none configured'}.")
-    raise ConfigError(" ".join(lines))
+        raise ConfigError(pair_message(wrong, setup.env_name, kind))
 
 
 def cell_code(*objs) -> str:
@@ -381,10 +397,11 @@ def plan(setup: Setup) -> Plan:
         inst = guarded(setup.env, "instance", f"T={T}", T, stream(setup.seed, 0, T))
         out.instances[T] = inst
         for name, (obj, spec) in setup.algos.items():
-            check_needs(obj, name, inst, setup.env_name)
-            learner_info(obj, inst)  # an oracle reference told what this problem does not know: refused now
-            if callable(getattr(obj, "resolve", None)):
-                guarded(obj, "resolve", f"algo={name}, T={T}", T, inst.info)  # impossible constants, now
+            with at_key(algo_key(setup, name)):
+                check_needs(obj, name, inst, setup.env_name)
+                learner_info(obj, inst)  # an oracle reference told what this problem does not know: refused now
+                if callable(getattr(obj, "resolve", None)):
+                    guarded(obj, "resolve", f"algo={name}, T={T}", T, inst.info)  # impossible constants, now
             config_hash = stable_hash({"env": setup.env_cfg, "algo": spec, "T": T, "seed": setup.seed})
             code = cell_code(obj, setup.env)
             for trial in range(setup.trials):
@@ -543,6 +560,7 @@ def run(cfg: DictConfig, progress: bool = True) -> pd.DataFrame:
         return store.finish(pd.DataFrame(columns=store.SCHEMA.names))
     if not p.todo:
         log.info("nothing to run: every cell of this command is already stored (overwrite=true recomputes).")
+    start = time.perf_counter()
     try:
         execute(p, progress=progress)
     except KeyboardInterrupt:
@@ -550,6 +568,24 @@ def run(cfg: DictConfig, progress: bool = True) -> pd.DataFrame:
         log.warning(f"interrupted: {len(rows)} finished cells are saved; run the same command again to resume.")
         raise
     rows = gather(p)
-    log.info(summary_text(rows))
+    wall = time.perf_counter() - start
+    ran = rows[rows["cell_key"].isin({c.key for c in p.todo})] if p.todo else rows.iloc[:0]
+    log.info(summary_text(rows, timing_text(wall, len(p.todo), float(ran["wall_time_s"].sum()))))
     log.info(f"table: {p.table_path}")
+    problems_note(p)
     return rows
+
+
+def problems_note(plan: Plan) -> None:
+    """One line when the table now holds several problems (environments or their parameters):
+    the summary, labels and generic figures keep them apart; a name of its own gives a problem
+    its own table."""
+    if plan.table_path is None or not plan.table_path.exists():
+        return
+    table = pd.read_parquet(plan.table_path, columns=["env", "env_params"])
+    problems = table.drop_duplicates()
+    if len(problems) > 1:
+        names = ", ".join(sorted(problems["env"].astype(str).unique()))
+        log.info(f"note: table {plan.experiment} holds {len(problems)} problems ({names}, with their parameters); "
+                 "labels, the summary and the generic figures keep them apart; experiment_name=<name> gives a "
+                 "problem a table of its own.")

@@ -26,16 +26,21 @@ def t_interval(values, axis=None):
 
 
 def summarize(rows: pd.DataFrame) -> pd.DataFrame:
-    """One line per (label, T): trials, mean final regret +- 95% CI, mean reward, mean wall time."""
+    """One line per (environment when there are several, label, T): trials, mean final regret
+    +- 95% CI, mean reward, and the kernel's mean time per cell (``play`` alone)."""
     key = "label" if "label" in rows.columns and rows["label"].notna().all() else "algo"
+    several = "env" in rows.columns and rows["env"].nunique() > 1
+    by = (["env"] if several else []) + [key, "T"]
     out = []
-    for (label, T), g in rows.groupby([key, "T"], sort=True):
+    for group, g in rows.groupby(by, sort=True):
+        *env, label, T = group
         m, lo, hi = t_interval(g["final_regret"])
-        out.append({"label": label, "T": int(T), "trials": len(g),
+        out.append({**({"env": env[0]} if several else {}), "label": label, "T": int(T), "trials": len(g),
                     "regret": f"{m:.1f} ± {(hi - lo) / 2:.1f}",
                     "reward": round(float(g["final_reward"].mean()), 1),
-                    "sec/trial": round(float(g["wall_time_s"].mean()), 4)})
-    return pd.DataFrame(out, columns=["label", "T", "trials", "regret", "reward", "sec/trial"])
+                    "kernel s/cell": round(float(g["wall_time_s"].mean()), 4)})
+    columns = (["env"] if several else []) + ["label", "T", "trials", "regret", "reward", "kernel s/cell"]
+    return pd.DataFrame(out, columns=columns)
 
 
 def fit_width(table: pd.DataFrame, column: str, width: int = WIDTH) -> str:
@@ -50,7 +55,15 @@ def fit_width(table: pd.DataFrame, column: str, width: int = WIDTH) -> str:
     return short.to_string(index=False)
 
 
-def summary_text(rows: pd.DataFrame) -> str:
+def timing_text(wall_s: float, cells: int, kernel_s: float) -> str:
+    """The run's wall time per cell next to its kernels' (the rest is bookkeeping and storage)."""
+    if cells <= 0:
+        return ""
+    return (f"time: {wall_s:.2f} s wall for {cells} cells = {1e3 * wall_s / cells:.2f} ms per cell, of which the "
+            f"kernels {1e3 * kernel_s / cells:.2f} ms")
+
+
+def summary_text(rows: pd.DataFrame, timing: str = "") -> str:
     if rows.empty:
         return "no finished cells."
-    return fit_width(summarize(rows), "label")
+    return fit_width(summarize(rows), "label") + (f"\n{timing}" if timing else "")

@@ -74,9 +74,10 @@ def draw_all(tables: dict, out_dir: Path) -> tuple[list[dict], set]:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bandits.experiments.figures",
+    parser = argparse.ArgumentParser(prog="drift-bandits plots",
                                      description="Plot stage: figures, the data behind them, and the claims table.")
-    parser.add_argument("--results", default="results", type=Path)
+    parser.add_argument("--results", default="outputs", type=Path,
+                        help="results folder to read tables from and write figures to (default: outputs)")
     args = parser.parse_args(argv)
     common.VERSIONS.clear()
     claims.SKIPPED.clear()
