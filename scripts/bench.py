@@ -272,7 +272,38 @@ through run.py."""
     return rows
 
 
+def command_wall(args: list[str], repeats: int = 5) -> float:
+    """Median wall time of a command run ``repeats`` times (after one untimed run that warms
+    the operating system's file cache)."""
+    subprocess.run(args, cwd=ROOT, capture_output=True)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(args, cwd=ROOT, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+CLI_ANSWERS = {"--help": ["--help"], "a bad config name": ["algo=bobb"], "a bad key": ["algo.windw=3"],
+               "a wrong pair": ["algo=ucb1", "env=drifting_contextual"]}
+CLI_TARGET_S = 1.5
+
+
+def cli_answers():
+    """How fast the command line answers a typo, a wrong pair and --help (each refused before
+    any work), as wall seconds and as a ratio to Python's own start (``python -c pass``)."""
+    base = command_wall([sys.executable, "-c", "pass"])
+    rows = [{"case": "cli python -c pass (start of Python)", "trials": 5, "wall_s": round(base, 3)}]
+    for what, args in CLI_ANSWERS.items():
+        wall = command_wall([sys.executable, "run.py", *args])
+        rows.append({"case": f"cli answers {what} ({' '.join(args)})", "trials": 5, "wall_s": round(wall, 3),
+                     "target_wall_s": CLI_TARGET_S, "meets_target": wall <= CLI_TARGET_S,
+                     "ratio": round(wall / base, 1)})
+    return rows
+
+
 CASES = {
+    "cli": cli_answers,
     "linear_sw_ucb": linear_sw_ucb,
     "sw_ucb": sw_ucb_against_python,
     "exp3s": exp3s,
@@ -287,7 +318,7 @@ CASES = {
     "figures": full_scale_figures,
 }
 COLUMNS = ["case", "ns_per_round", "rounds", "trials", "target_ns", "meets_target", "compile_s", "speedup", "wall_s",
-           "target_wall_s", "iterations", "oracle_calls"]
+           "target_wall_s", "iterations", "oracle_calls", "ratio"]
 
 
 def main(argv=None) -> pd.DataFrame:

@@ -217,7 +217,7 @@ CASES = [
     ("window_zero", ["algo=sw_ucb", "algo.window=0"], 2, ["algo.window must be >= 1"]),
     ("lambda_zero", ["algo=sw_ucb", "algo.lam=0"], 2, ["algo.lam must be > 0"]),
     ("unknown_backend", ["parallel.backend=spark"], 2, ["parallel.backend must be loky or dask"]),
-    ("experiment_and_algo", ["+experiment=fig2a", "algo=bob"], 2, ["drop the algo=... override"]),
+    ("experiment_and_algo", ["+experiment=fig2a", "algo=bob"], 2, ["drop algo=..."]),
     ("sweep_with_one_bad_point", ["-m", "T=1000,0"], 2, ["T must be >= 1"]),
     # ------------------------------------------------------------ wrong algorithm / environment pairs
     ("contextual_algo_on_karmed_env", ["algo=iltcb", "env=sinusoid"], 2,

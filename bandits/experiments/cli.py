@@ -37,7 +37,7 @@ EXIT_CODES = {
     BAD_INPUT: "bad input, found before any work: a config value or key (Hydra's own composition errors "
                "included), a data file, a wrong algorithm/environment pair, a size that does not fit in memory, "
                "the results folder; or your own policy or environment raising an exception",
-    MISSING_CELLS: "`python -m bandits.experiments.collect`: cells of the declared sweep are still missing",
+    MISSING_CELLS: "`drift-bandits collect` (`python -m experiments.collect`): cells of the declared sweep are still missing",
     INTERRUPTED: "interrupted (Ctrl-C): every finished cell is kept, and the same command resumes",
 }
 
@@ -116,11 +116,13 @@ def unknown_key(exc: Exception, job: list[str]) -> ConfigError | None:
     key = match.group(1)
     parent, _, leaf = key.rpartition(".")
     rest = [o for o in job if o.split("=")[0].lstrip("+~") != key]
-    try:
-        node = OmegaConf.select(compose(rest), parent) if parent else compose(rest)
-    except Exception:  # noqa: BLE001 -- only a hint: the plain message is still reported
-        return None
-    keys = sorted(str(k) for k in node.keys() if k != "hydra") if hasattr(node, "keys") else []
+    keys = static_keys(parent, rest)
+    if keys is None:  # not one algorithm or environment config: compose the rest
+        try:
+            node = OmegaConf.select(compose(rest), parent) if parent else compose(rest)
+        except Exception:  # noqa: BLE001 -- only a hint: the plain message is still reported
+            return None
+        keys = sorted(str(k) for k in node.keys() if k != "hydra") if hasattr(node, "keys") else []
     close = difflib.get_close_matches(leaf, keys, 1)
     hint = f" (did you mean {parent + '.' if parent else ''}{close[0]}?)" if close else ""
     if not parent:
@@ -173,6 +175,27 @@ def check_algo_key(key: str) -> None:
     if not ALGO_KEY.match(key) or key.startswith("_") or any(w in key for w in ("_global_", "_self_", "_here_")):
         raise ConfigError(f"{key!r} cannot name an algorithm under algos: use letters, digits, _ and -, starting "
                           "with a letter (and not _global_, _self_ or _here_, which Hydra treats specially).")
+
+
+def static_keys(parent: str, job: list[str]) -> list[str] | None:
+    """The keys of the ``algo``, ``env`` or ``algos.<key>`` config a job selects, read from its
+    YAML file (a quick hint without composing again); None for any other place."""
+    from bandits.experiments.registry import default_choice, raw_config
+
+    if any(o.lstrip("+").startswith("experiment=") for o in job):
+        return None
+    chosen = {o.split("=", 1)[0].lstrip("+"): o.split("=", 1)[1] for o in job if "=" in o and not o.startswith("~")}
+    if parent in ("algo", "env"):
+        name = chosen.get(parent, default_choice(parent))
+        group = parent
+    elif parent.startswith("algos.") and parent.count(".") == 1:
+        name, group = chosen.get(f"algo@{parent}"), "algo"
+    else:
+        return None
+    spec = raw_config(group, name) if name else None
+    if spec is None:
+        return None
+    return sorted(spec)
 
 
 def jobs(argv: list[str]) -> list[list[str]]:

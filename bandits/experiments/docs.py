@@ -606,11 +606,11 @@ def context(inputs: Inputs) -> dict:
 
         return list(SCHEMA.names)
 
-    def env_kinds() -> dict:
-        from hydra.utils import get_class
+    def algo_kinds() -> dict:
+        return {n: k for n in registry.names("algo") if (k := registry.kinds_of("algo", n)) is not None}
 
-        return {n: tuple(getattr(get_class(registry.group_config("env", n)["_target_"]), "problem_kinds", ()))
-                for n in registry.names("env")}
+    def env_kinds() -> dict:
+        return {n: registry.kinds_of("env", n) or () for n in registry.names("env")}
 
     def at(figure, algo, t) -> float:
         """A curve's value at round t, interpolated between its checkpoints."""
@@ -670,7 +670,7 @@ def context(inputs: Inputs) -> dict:
         "md_table": md_table, "img": img,
         "img_path": img_path, "label": label, "names": registry.names, "config": config,
         "describe": describe, "algo_config": algo_config, "docstring": docstring,
-        "algo_kinds": registry._algo_kinds, "env_kinds": env_kinds, "experiment_config": experiment_config,
+        "algo_kinds": algo_kinds, "env_kinds": env_kinds, "experiment_config": experiment_config,
         "config_keys": config_keys, "docstring_md": docstring_md, "signature": signature,
         "table_columns": table_columns, "test_files": test_files, "code_value": code_value,
         "file_text": file_text, "result_csv": result_csv, "leaderboard": leaderboard, "algo_needs": algo_needs,

@@ -106,6 +106,18 @@ def raw_config(group: str, name: str, _seen: tuple = ()) -> dict | None:
     return merged
 
 
+@cache
+def default_choice(group: str) -> str | None:
+    """The config of ``group`` that conf/config.yaml's defaults list selects (algo, env)."""
+    import yaml
+
+    data = yaml.load((CONF / "config.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    for entry in data.get("defaults") or []:
+        if isinstance(entry, dict) and group in entry:
+            return entry[group]
+    return None
+
+
 def _module_source(module: str) -> Path | None:
     """The source file of ``module`` without importing it (nor, for the library's modules, their
     packages: ``bandits.algorithms`` imports every kernel)."""
