@@ -118,12 +118,26 @@ def inputs(tmp_path_factory):
     loan_csv(d / "loan_year.csv", bad_row="720,60,25000,1.5,N,4.5,470,1,07/01/1802\n")
     (d / "loan_binary.csv").write_bytes(b"\x00\x00\x00\x00PK")
     (d / "a_file").write_text("I am a file, not a folder")
+    pets = "age,income,score,label,city\n" + "".join(f"{30 + i},{40 + i}.5,0.{i},{('cat', 'dog', 'fish')[i % 3]},Oslo\n"
+                                                   for i in range(50))
+    (d / "pets.csv").write_text(pets)
+    lines = pets.splitlines(keepends=True)
+    lines[4] = "33,,0.3,cat,Oslo\n"  # row 3: no income
+    (d / "pets_missing.csv").write_text("".join(lines))
+    pd.DataFrame({"age": np.arange(50.0), "label": ["cat", "dog"] * 24 + [None, "cat"]}).to_parquet(
+        d / "pets_missing_label.parquet")
+    (d / "ab.csv").write_text("control,variant\n" + "0.5,0.4\n" * 50)
     (d / "bad_policies.py").write_text(POLICIES)
     return d
 
 
 def table(path, *extra):
     return ["algo=ucb", "env=table", f"env.path={path}", "T=40", "trials=1", *extra]
+
+
+def pets(path, *extra):
+    return ["algo=epsilon_greedy", "env=contextual_table", "env.source=supervised", f"env.path={path}", "T=40",
+            "env.fit_rows=0", "env.n_fitted=0", "trials=1", *extra]
 
 
 def loans(path, *extra):
@@ -172,6 +186,27 @@ CASES = [
     ("datetime_parquet", table("{d}/dates.parquet"), 2, ["mean_0 holds timestamp", "numbers"]),
     ("string_parquet", table("{d}/strings.parquet"), 2, ["mean_0 holds", "string", "must hold numbers"]),
     ("bad_reward_range", table("{d}/good.npz", "env.reward_range=[1,0]"), 2, ["lo < hi"]),
+    ("gaussian_noise_leaves_declared_range", table("{d}/good.npz", "env.reward_range=[0,1]"), 2,
+     ["Gaussian noise", "unbounded", "env.noise=bernoulli", "env.noise=clipped"]),
+    ("clipped_noise_without_range", table("{d}/good.npz", "env.noise=clipped"), 2, ["env.reward_range=[lo, hi]"]),
+    ("unknown_noise", table("{d}/good.npz", "env.noise=uniform"), 2, ["env.noise must be one of"]),
+    ("unknown_mean_column", table("{d}/ab.csv", "env.means=[control,varaint]"), 2,
+     ["env.means names 'varaint'", "did you mean 'variant'", "its columns are 'control', 'variant'"]),
+    ("mean_columns_named_for_npz", table("{d}/good.npz", "env.means=[a,b]"), 2, ["columns of a .csv or .parquet"]),
+    # ------------------------------------------------------------ tables as they come (contextual_table)
+    ("unknown_feature_name", pets("{d}/pets.csv", "env.features=[age,incom]"), 2,
+     ["env.features names 'incom'", "did you mean 'income'", "'age', 'income', 'score', 'label', 'city'",
+      "numeric context columns other than the label column"]),
+    ("unknown_label_column", pets("{d}/pets.csv", "env.label=species"), 2,
+     ["env.label names 'species'", "its columns are 'age', 'income'"]),
+    ("non_numeric_feature", pets("{d}/pets.csv", "env.features=[age,city]"), 2,
+     ["column city, row 0 holds 'Oslo', not a number", "encode a categorical column"]),
+    ("missing_feature_value", pets("{d}/pets_missing.csv"), 2, ["column income, row 3 has no value"]),
+    ("missing_label", pets("{d}/pets_missing_label.parquet"), 2, ["column label, row 48 has no value"]),
+    ("feature_is_the_label", pets("{d}/pets.csv", "env.features=[age,label]"), 2,
+     ["column 'label' is the label column"]),
+    ("label_for_a_logged_table", pets("{d}/pets.csv", "env.source=file", "env.label=label"), 2,
+     ["env.label names the label column of a classification table"]),
     ("auto_loan_missing_file", loans("{d}/none.csv"), 2, ["does not exist", "CPRM"]),
     ("auto_loan_missing_column", loans("{d}/loan_missing_column.csv"), 2, ["lacks column"]),
     ("auto_loan_bad_date", loans("{d}/loan_bad_date.csv"), 2, ["Approve_Date", "not a m/d/Y date"]),

@@ -52,12 +52,49 @@ def contextual_file(tmp_path_factory):
     return path
 
 
-def env_from_conf(name, table_file, contextual_file=None):
+def env_from_conf(name, table_file, contextual_file=None, extra=()):
     from omegaconf import OmegaConf
 
     files = {"table": table_file, "contextual_table": contextual_file}
-    overrides = [f"env={name}"] + ([f"env.path={files[name]}"] if name in files else [])
+    overrides = [f"env={name}"] + ([f"env.path={files[name]}"] if name in files else []) + list(extra)
     return build(OmegaConf.to_container(compose(overrides).env, resolve=True), "env")[1]
+
+
+@pytest.fixture(scope="module")
+def named_files(tmp_path_factory):
+    """Tables as they come: a K-armed table with named mean columns, and a classification table with
+    named features, text labels and a text column."""
+    import pandas as pd
+
+    d = tmp_path_factory.mktemp("named")
+    rng = np.random.default_rng(1)
+    means = np.clip(0.5 + np.cumsum(rng.normal(0, 0.02, (600, 3)), axis=0), 0, 1)
+    pd.DataFrame({"a": means[:, 0], "b": means[:, 1], "c": means[:, 2], "note": "x"}).to_csv(d / "named.csv",
+                                                                                           index=False)
+    X = rng.normal(size=(1200, 3))
+    species = np.array(["fish", "cat", "dog", "ant"])[(X @ rng.normal(size=(3, 4))).argmax(axis=1)]
+    pd.DataFrame({"age": X[:, 0], "income": X[:, 1], "score": X[:, 2], "species": species,
+                  "city": rng.choice(["Oslo", "Lima"], 1200)}).to_parquet(d / "pets.parquet")
+    return {"table": d / "named.csv", "contextual_table": d / "pets.parquet"}
+
+
+# the environments' other modes, checked like their default configs (name, overrides; {path}: a named file)
+VARIANTS = {
+    "table-clipped": ("table", ["env.reward_range=[0,1]", "env.noise=clipped"]),
+    "table-bernoulli": ("table", ["env.reward_range=[0,1]", "env.noise=bernoulli"]),
+    "table-named-columns": ("table", ["env.path={path}", "env.means=[c,a,b]", "env.reward_range=[0,1]",
+                                      "env.noise=clipped", "env.R=0.3"]),
+    "contextual_table-named-text-labels": ("contextual_table", ["env.path={path}", "env.source=supervised",
+                                                                "env.features=[score,age]", "env.label=species"]),
+    "contextual_table-default-features-permutation": ("contextual_table", [
+        "env.path={path}", "env.source=supervised", "env.label=species", "env.drift=permutation"]),
+}
+
+
+def variant(key, table_file, contextual_file, named_files):
+    name, extra = VARIANTS[key]
+    return name, env_from_conf(name, table_file, contextual_file,
+                               [e.format(path=named_files[name]) for e in extra])
 
 
 KINDS = tuple(PROBLEM_KINDS)
@@ -224,13 +261,17 @@ class ProtocolSpy:
         pass
 
 
-@pytest.mark.parametrize("name", ENVS)
-def test_no_policy_receives_evaluation_only_data(name, table_file, contextual_file, tmp_path):
+@pytest.mark.parametrize("name", ENVS + list(VARIANTS))
+def test_no_policy_receives_evaluation_only_data(name, table_file, contextual_file, named_files, tmp_path):
     """Through the real runner, a policy is handed learner information only: no key of
-    the instance's evaluation data (change points, optimal policy, variation, ...)."""
+    the instance's evaluation data (change points, optimal policy, variation, the label
+    map and the columns read, ...)."""
     from bandits import simulate
 
-    env = env_from_conf(name, table_file, contextual_file)
+    if name in VARIANTS:
+        name, env = variant(name, table_file, contextual_file, named_files)
+    else:
+        env = env_from_conf(name, table_file, contextual_file)
     env.check_params(300)
     inst = env.instance(300, stream(0, 0, 300))
     spies = {"spy": InfoSpy()} if name == "drifting_semibandit" else {"spy": InfoSpy(), "protocol": ProtocolSpy()}
@@ -257,9 +298,12 @@ def test_instance_refuses_unclassified_learner_keys():
         Instance(means=np.zeros((3, 2)), info={"d": 2, "optimal_policy": [0, 1, 0]})
 
 
-@pytest.mark.parametrize("name", ENVS)
-def test_environment_conformance(name, table_file, contextual_file):
-    env = env_from_conf(name, table_file, contextual_file)
+@pytest.mark.parametrize("name", ENVS + list(VARIANTS))
+def test_environment_conformance(name, table_file, contextual_file, named_files):
+    if name in VARIANTS:
+        name, env = variant(name, table_file, contextual_file, named_files)
+    else:
+        env = env_from_conf(name, table_file, contextual_file)
     T = 500
     env.check_params(T)
     inst = env.instance(T, stream(0, 0, T))
@@ -291,6 +335,10 @@ def test_environment_conformance(name, table_file, contextual_file):
     r2 = env.rewards(inst, stream(0, 1, T, 0))
     np.testing.assert_array_equal(r1, r2)
     assert r1.shape == inst.means.shape and np.isfinite(r1).all()
+    if "reward_range" in inst.info:  # a range the learner is told is one the rewards keep
+        lo, hi = inst.info["reward_range"]
+        assert lo <= r1.min() and r1.max() <= hi and lo <= inst.means.min() and inst.means.max() <= hi
+    assert not {"label_map", "feature_columns", "mean_columns"} & set(inst.info)  # evaluation data
     # noise is centred on the means: mean residual within 5 standard errors
     resid = (r1 - inst.means).ravel()
     sd = inst.info.get("R", 0.5)  # Bernoulli rewards: sd <= 1/2

@@ -5,19 +5,48 @@ Sources (``source``):
 
 * ``file``: contexts X (rows x d) and a full reward matrix R (rows x K), or a cost
   matrix C, from ``env.path``: ``.npz`` with arrays ``X`` and ``R`` (or ``C``), or
-  ``.csv`` / ``.parquet`` with columns ``x0 .. x{d-1}`` and ``r0 .. r{K-1}`` (or
-  ``c0 .. c{K-1}``). Rewards (and costs) must lie in [0, 1]; a cost c becomes the reward
+  ``.csv`` / ``.parquet`` with context columns and one reward (or cost) column per arm
+  (see Columns). Rewards (and costs) must lie in [0, 1]; a cost c becomes the reward
   1 - c. The table is replayed: every trial sees the same rewards.
-* ``supervised``: contexts X and integer labels ``y`` in 0..K-1, or a multi-label 0/1
-  matrix ``Y`` (rows x K), from ``env.path``: ``.npz`` with ``X`` and ``y`` (or ``Y``),
-  or ``.csv`` / ``.parquet`` with columns ``x0 ..`` and ``label`` (or ``y0 .. y{K-1}``).
+* ``supervised``: contexts X and labels ``y``, or a multi-label 0/1 matrix ``Y``
+  (rows x K), from ``env.path``: ``.npz`` with ``X`` and ``y`` (or ``Y``), or ``.csv`` /
+  ``.parquet`` with context columns and a label column (or 0/1 columns, one per arm).
   Arm = label (the bake-off conversion of Bietti, Agarwal & Langford): arm a pays
-  B[t, a] = 1{y_t = a} (multi-label: Y[t, a]). K = ``env.K`` if set, else max(y) + 1
-  (multi-label: the columns of Y).
+  B[t, a] = 1{y_t = a} (multi-label: Y[t, a]). Labels that are numbers are class
+  indices 0..K-1, as they are: K = ``env.K`` if set, else max(y) + 1. Labels that are
+  text (a CSV column of names, a Parquet string or categorical column, an ``.npz``
+  ``y`` of strings) are mapped to arms by the sorted set of the values that occur in
+  the file (arm 0 = the first in code-point order, and so on), never by what they
+  spell: K = ``env.K`` if set (at least the number of labels: the extra arms never
+  pay), else the number of labels. Multi-label: K = the columns of Y.
 * ``river``: the same supervised conversion on ``bandits.environments.river_data.load(
   dataset, rows, rng)``, which returns {"X": (rows, d) float, "y": (rows,) int or "Y":
   (rows, K) 0/1, optionally "change_points": [int] (the stream's own drifts, rows of the
   returned stream)}.
+
+Columns (``.csv`` / ``.parquet``; an ``.npz`` names its arrays itself, and these keys
+are refused for it, as for ``river``):
+
+* ``features``: the context columns, a list of names (``env.features=[age,income]``),
+  in the order of the coordinates of x. Not given: the columns ``x0 .. x{d-1}`` if the
+  file has any (all of them, none missing), else every column of numbers other than
+  the reward / cost / label columns, in the file's order; a column of text is then
+  left out (and listed as ignored), a column mixing numbers and text is refused with
+  its row. A named feature must hold numbers: a column of text or categories is
+  refused (not encoded: encode it yourself, e.g. one 0/1 column per value).
+* ``label`` (``supervised``): the label column's name; or a list of names of 0/1
+  columns, one per arm in arm order (multi-label). Not given: a column named
+  ``label``, else the columns ``y0 .. y{K-1}``.
+* ``rewards`` / ``costs`` (``file``): the reward (or cost) columns, one per arm in
+  arm order. Not given: ``r0 .. r{K-1}`` (or ``c0 .. c{K-1}``).
+
+A bad name is refused with the file's columns and what the key takes. What was read
+is recorded in the results table's ``env_info`` (evaluation data, never shown to a
+learner): ``feature_columns``, ``ignored_columns`` (the file's other columns),
+``reward_columns`` / ``cost_columns`` or ``label_column``, and ``label_map``, the
+arm -> label map (``label_map[a]`` is the label arm a pays for: the label itself for
+numeric labels, the class name for text labels, the 0/1 column for multi-label;
+None for an arm ``env.K`` adds that no label names). It reveals no reward.
 
 Rows. The first ``fit_rows`` rows are a held-out prefix, used only to fit the policy
 class, never played; the T played rounds are the next T rows (so the file needs
@@ -70,12 +99,15 @@ named reference, the per-round best action max_a mu[t, a], is recorded as the ev
 scalar ``regret_gap_best_action`` = sum_t (max_a mu[t, a] - optimal_t): a run's regret
 against the best action is ``final_regret + regret_gap_best_action``.
 
-Checks (one ConfigError paragraph each, :mod:`bandits.environments.files` and
-:func:`bandits.environments.table.read_frame`): the file (kind, size, signature), numeric
-arrays / columns, at most ``max_cells`` values, finite values of size at most
+Checks (one ConfigError paragraph each, :mod:`bandits.environments.files`, whose
+:func:`~bandits.environments.files.read_columns` reads the columns): the file (kind,
+size, signature), the names given (columns of the file, none twice, a feature never
+the label), numeric arrays / columns (a value that is not a number: its column and
+row), no missing value (an empty or NA cell: its column and row; rows count from 0
+below the header), at most ``max_cells`` values, finite values of size at most
 ``max_abs_value``, X two-dimensional with as many rows as R / C / y / Y, K >= 2,
-rewards and costs in [0, 1], labels integers in 0..K-1, multi-label entries 0 or 1,
-at least ``fit_rows + T`` rows.
+rewards and costs in [0, 1], numeric labels integers in 0..K-1, multi-label entries 0
+or 1, at least ``fit_rows + T`` rows.
 """
 
 from __future__ import annotations
@@ -88,7 +120,8 @@ import numpy as np
 from bandits.environments import files
 from bandits.environments.base import Instance, bernoulli_rewards
 from bandits.environments.drifting_contextual import policy_actions
-from bandits.environments.table import MAX_CELLS, _check_cells, read_frame
+from bandits.environments.files import read_columns
+from bandits.environments.table import MAX_CELLS
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 
 FORMATS = (".npz", ".csv", ".parquet")
@@ -108,10 +141,57 @@ def _consecutive(cols: list[str], prefix: str, where: str) -> None:
                           f"found {cols}.")
 
 
-def _read(path: Path, where: str, source: str, max_cells: float) -> tuple[np.ndarray, str, np.ndarray]:
-    """X and (the name of, the array of) the reward target: R, C, y or Y."""
+FEATURE_HINT = ("Context features must be numbers: encode a categorical column yourself (one 0/1 column per "
+                "value, e.g. with pandas.get_dummies) or leave it out of env.features.")
+NAME_KEYS = ("env.features", "env.label", "env.rewards", "env.costs")  # what names a file's columns
+
+
+def _targets(names: list, where: str, source: str, given: dict) -> tuple[str, list]:
+    """(R, C, y or Y; its columns): named by env.rewards / env.costs / env.label, or by the
+    convention r0.. / c0.. / a `label` column / y0..."""
+    if source == "file" and "env.rewards" in given and "env.costs" in given:
+        raise ConfigError("env.rewards and env.costs both name the table's rewards: give one of them (a cost c is "
+                          "the reward 1 - c).")
+    arms = "one column per arm, in the order of the arms"
+    if "env.rewards" in given:
+        return "R", files.named_columns(given["env.rewards"], names, "env.rewards", where,
+                                        f"the reward columns ({arms}, rewards in [0, 1])")
+    if "env.costs" in given:
+        return "C", files.named_columns(given["env.costs"], names, "env.costs", where,
+                                        f"the cost columns ({arms}, costs in [0, 1])")
+    if "env.label" in given:
+        label = given["env.label"]
+        if isinstance(label, (list, tuple)):
+            return "Y", files.named_columns(label, names, "env.label", where,
+                                            f"one label column, or a list of 0/1 multi-label columns ({arms})")
+        return "y", files.named_columns(label, names, "env.label", where,
+                                        "one label column (class indices 0..K-1, or text labels) or a list of 0/1 "
+                                        "multi-label columns")
+    options = TARGETS[source]
+    targets = {n: (["label"] if n == "y" else _numbered(names, COLUMN_PREFIX[n])) for n in options}
+    targets = {n: cols for n, cols in targets.items() if cols and set(cols) <= set(names)}
+    if len(targets) != 1:
+        wanted = " or ".join("a 'label' column" if n == "y" else f"columns {COLUMN_PREFIX[n]}0.." for n in options)
+        keys = "env.label=<column>" if source == "supervised" else "env.rewards=[...] (or env.costs=[...])"
+        raise ConfigError(f"{where} must hold exactly one of {wanted} (env.source={source}), or name them with "
+                          f"{keys}; found {list(names)[:10]}.")
+    (name, cols), = targets.items()
+    if name != "y":
+        _consecutive(cols, COLUMN_PREFIX[name], where)
+    return name, cols
+
+
+def _read(path: Path, where: str, source: str, max_cells: float, given: dict | None = None):
+    """X, (the name of, the array of) the reward target (R, C, y or Y), and what was read
+    (the columns of a .csv / .parquet file). ``given`` holds the keys of NAME_KEYS that
+    were set."""
+    given = given or {}
     options = TARGETS[source]
     if path.suffix.lower() == ".npz":
+        if given:
+            raise ConfigError(f"{where}: {' and '.join(given)} name{'s' if len(given) == 1 else ''} the columns of a "
+                              ".csv or .parquet file; an .npz file holds its arrays under the names 'X' and "
+                              f"{' or '.join(map(repr, options))}.")
         headers = files.npz_headers(path, where)
         present = [n for n in options if n in headers]
         if "X" not in headers or len(present) != 1:
@@ -120,58 +200,109 @@ def _read(path: Path, where: str, source: str, max_cells: float) -> tuple[np.nda
                     if any(n in headers for n in TARGETS[other]) else "")
             raise ConfigError(f"{where} must hold an array 'X' and exactly one of {' or '.join(map(repr, options))} "
                               f"(env.source={source}); found {sorted(headers)}{hint}.")
+        text_labels = present[0] == "y" and headers["y"][1].kind in "US"  # class names: mapped to arms, sorted
         for name in ("X", present[0]):
             shape, dtype = headers[name]
-            files.check_dtype(dtype, f"'{name}'", where)
-            _check_cells(int(np.prod(shape[:1] or (1,))), int(np.prod(shape[1:] or (1,))), where, max_cells)
+            if not (name == "y" and text_labels):
+                files.check_dtype(dtype, f"'{name}'", where)
+            files.check_cells(int(np.prod(shape[:1] or (1,))), int(np.prod(shape[1:] or (1,))), where, max_cells)
         with np.load(path, allow_pickle=False) as data:
-            return np.asarray(data["X"], dtype=np.float64), present[0], np.asarray(data[present[0]], dtype=np.float64)
+            target = np.asarray(data["y"]).astype(str).astype(object) if text_labels else \
+                np.asarray(data[present[0]], dtype=np.float64)
+            return np.asarray(data["X"], dtype=np.float64), present[0], target, {}
     chosen = {}
 
     def pick(names, where):
-        xs = _numbered(names, "x")
-        if not xs:
-            raise ConfigError(f"{where} has no context columns x0, x1, ... (found: {list(names)[:10]}).")
-        _consecutive(xs, "x", where)
-        targets = {n: (["label"] if n == "y" else _numbered(names, COLUMN_PREFIX[n])) for n in options}
-        targets = {n: cols for n, cols in targets.items() if cols and set(cols) <= set(map(str, names))}
-        if len(targets) != 1:
-            wanted = " or ".join("a 'label' column" if n == "y" else f"columns {COLUMN_PREFIX[n]}0.." for n in options)
-            raise ConfigError(f"{where} must hold exactly one of {wanted} (env.source={source}); found "
-                              f"{list(names)[:10]}.")
-        (name, cols), = targets.items()
-        if name != "y":
-            _consecutive(cols, COLUMN_PREFIX[name], where)
+        names = [str(c) for c in names]
+        name, cols = _targets(names, where, source, given)
+        optional = []
+        if "env.features" in given:
+            xs = files.named_columns(given["env.features"], names, "env.features", where,
+                                     f"numeric context columns other than the {_role(name)} ({', '.join(cols)})")
+            both = [c for c in xs if c in cols]
+            if both:
+                raise ConfigError(f"{where}: column {both[0]!r} is the {_role(name)}; it cannot also be a context "
+                                  "feature (env.features).")
+        else:
+            xs = _numbered(names, "x")
+            if xs:
+                _consecutive(xs, "x", where)
+            else:  # every numeric column other than the target's
+                optional = [c for c in names if c not in cols]
+                if not optional:
+                    raise ConfigError(f"{where} has no context columns: no columns x0, x1, ... and no column besides "
+                                      f"the {_role(name)} ({', '.join(cols)}); found {names[:10]}.")
         chosen.update(X=xs, name=name, cols=cols)
-        return xs + cols
+        return files.Pick(numbers=xs + ([] if name == "y" else cols), labels=cols if name == "y" else [],
+                          optional=optional, hints={c: FEATURE_HINT for c in xs + optional})
 
-    frame = read_frame(path, where, pick, max_cells)
-    X = np.column_stack([frame[c] for c in chosen["X"]])
-    target = frame["label"] if chosen["name"] == "y" else np.column_stack([frame[c] for c in chosen["cols"]])
-    return X, chosen["name"], target
+    frame = read_columns(path, where, pick, max_cells)
+    xs = chosen["X"] or frame.optional
+    if not xs:
+        raise ConfigError(f"{where} has no numeric column to use as context features: its columns other than the "
+                          f"{_role(chosen['name'])} hold text ({', '.join(frame.ignored[:10])}). {FEATURE_HINT} "
+                          "Name the features with env.features=[...].")
+    X = np.column_stack([frame.values[c] for c in xs])
+    cols = chosen["cols"]
+    target = frame.values[cols[0]] if chosen["name"] == "y" else np.column_stack([frame.values[c] for c in cols])
+    record = {"feature_columns": list(xs), "ignored_columns": frame.ignored}
+    if chosen["name"] in ("R", "C"):
+        record[{"R": "reward_columns", "C": "cost_columns"}[chosen["name"]]] = list(cols)
+    elif chosen["name"] == "y":
+        record["label_column"] = cols[0]
+    else:
+        record["label_map"] = list(cols)  # arm a pays when the a-th 0/1 column does
+    return X, chosen["name"], target, record
 
 
-def check_data(X, name: str, target, where: str, max_abs: float, K: int | None = None):
-    """Shapes and values of X and the target; returns the base reward matrix B (rows x K)."""
+def _role(name: str) -> str:
+    return {"R": "reward columns", "C": "cost columns", "y": "label column", "Y": "label columns"}[name]
+
+
+def encode_labels(target: np.ndarray, where: str, column: str, K: int | None):
+    """(class indices, labels) of a label column. Numbers are class indices, as they are
+    (labels None); text labels (class names) map to arms 0..n-1 by the sorted set of the
+    values that occur, never by what they spell (labels: arm -> name)."""
+    if target.dtype != object:
+        return target, None
+    values = np.asarray([str(v) for v in target])
+    empty = values == ""
+    if empty.any():
+        raise ConfigError(f"{where}: {column}, row {int(np.flatnonzero(empty)[0])} has no value (an empty label); "
+                          "fill it in or drop the row.")
+    labels, codes = np.unique(values, return_inverse=True)
+    if K is not None and int(K) < len(labels):
+        shown = ", ".join(map(repr, labels[:10].tolist())) + (", ..." if len(labels) > 10 else "")
+        raise ConfigError(f"{where}: env.K={K} arms, but {column} holds {len(labels)} distinct labels ({shown}); "
+                          f"one arm per label: set env.K >= {len(labels)} or leave it unset.")
+    return codes.astype(np.float64), labels.tolist()
+
+
+def check_data(X, name: str, target, where: str, max_abs: float, K: int | None = None,
+               labels: str = "labels 'y'"):
+    """Shapes and values of X and the target (``labels`` names a label target in the
+    messages); returns the base reward matrix B (rows x K)."""
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ConfigError(f"{where}: 'X' must be a rows x d array of contexts, got shape {X.shape}.")
-    files.check_values(X, "'X'", where, max_abs)
+    files.check_values(X, "'X'", where, max_abs, axes=("row", "feature"))
     if target.shape[0] != X.shape[0]:
         raise ConfigError(f"{where}: 'X' has {X.shape[0]} rows but '{name}' has {target.shape[0]}; "
                           "every row is one round's context and its rewards.")
     if name == "y":
         if target.ndim != 1:
-            raise ConfigError(f"{where}: labels 'y' must be one integer per row, got shape {target.shape}.")
-        files.check_values(target, "labels 'y'", where, max_abs)
+            raise ConfigError(f"{where}: {labels} must be one integer per row, got shape {target.shape}.")
+        files.check_values(target, labels, where, max_abs, axes=("row",))
         frac = target != np.round(target)
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
-            raise ConfigError(f"{where}: labels 'y' must be integers (class indices), row {i} holds {target[i]:g}.")
+            raise ConfigError(f"{where}: {labels} must be integers (class indices), row {i} holds {target[i]:g}; "
+                              "labels that are names rather than indices are read as text and mapped to arms in "
+                              "sorted order.")
         K = int(target.max()) + 1 if K is None else int(K)
         outside = (target < 0) | (target >= K)
         if outside.any():
             i = int(np.flatnonzero(outside)[0])
-            raise ConfigError(f"{where}: labels 'y' must be class indices 0..{K - 1} (K = {K}, env.K), "
+            raise ConfigError(f"{where}: {labels} must be class indices 0..{K - 1} (K = {K}, env.K), "
                               f"row {i} holds {target[i]:g}.")
     else:
         if target.ndim != 2:
@@ -241,7 +372,8 @@ class ContextualTable:
     problem_kinds = ("contextual",)
 
     def __init__(self, source: str = "file", path: str | None = None, dataset: str | None = None,
-                 K: int | None = None, drift: str = "none", n_changes: int = 3, change_points: str = "even",
+                 features=None, label=None, rewards=None, costs=None, K: int | None = None, drift: str = "none",
+                 n_changes: int = 3, change_points: str = "even",
                  turns: float = 1.0, policy_class: str = "finite", n_policies: int = 50, n_fitted: int = 10,
                  fit: str = "slices", fit_rows: int = 500, ridge: float = 1.0,
                  max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
@@ -249,6 +381,10 @@ class ContextualTable:
         self.source = source
         self.path = path
         self.dataset = dataset
+        self.features = features
+        self.label = label
+        self.reward_columns = rewards  # env.rewards (the attribute `rewards` is the environment's method)
+        self.cost_columns = costs  # env.costs
         self.K = K
         self.drift = drift
         self.n_changes = n_changes
@@ -297,6 +433,18 @@ class ContextualTable:
                               "river (a reward table has no labels to permute).")
         if self.drift == "permutation" and int(self.n_changes) >= T:
             raise ConfigError(f"env.n_changes={self.n_changes} change points do not fit in T={T} rounds.")
+        given = self._names()
+        if given and self.source == "river":
+            raise ConfigError(f"{' and '.join(given)} name the columns of a data file (env.source=file or supervised); "
+                              f"a river dataset (env.dataset={self.dataset}) brings its own features and labels.")
+        if self.source == "file" and "env.label" in given:
+            raise ConfigError("env.label names the label column of a classification table (env.source=supervised); "
+                              "a logged table (env.source=file) names its reward columns with env.rewards=[...] (or "
+                              "its cost columns with env.costs=[...]).")
+        if self.source == "supervised" and {"env.rewards", "env.costs"} & set(given):
+            raise ConfigError("env.rewards and env.costs name the reward or cost columns of a logged table "
+                              "(env.source=file); with env.source=supervised the reward is the label's indicator: "
+                              "name the label column with env.label=<column>.")
         if self.source == "river":
             if not self.dataset:
                 raise ConfigError("env.source=river needs env.dataset=<name> (see bandits/environments/river_data.py).")
@@ -309,16 +457,40 @@ class ContextualTable:
                 raise ConfigError(f"contextual table {self.path!r} has {rows} rows, fewer than env.fit_rows="
                                   f"{self.fit_rows} held-out rows plus T={T} rounds; lower T or env.fit_rows.")
 
+    def _names(self) -> dict:
+        """The keys naming a file's columns that are set, checked to be names or lists of names."""
+        given = {}
+        for key, value in zip(NAME_KEYS, (self.features, self.label, self.reward_columns, self.cost_columns),
+                              strict=True):
+            if value is None:
+                continue
+            items = list(value) if isinstance(value, (list, tuple)) else [value]
+            if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in items):
+                raise ConfigError(f"{key} must be a column name or a list of column names, got {value!r}.")
+            given[key] = value
+        return given
+
     def _load(self):
-        """(X, B, stream change points) of the file, checked once."""
+        """(X, B, stream change points) of the file, checked once; what was read goes to
+        ``columns_`` (the column names, the label map: arm -> label)."""
         if getattr(self, "data_", None) is None:
             where = "contextual table"
             path = files.check_file(self.path, where, FORMATS, float(self.max_file_mb))
             where = f"contextual table {str(path)!r}"
-            X, name, target = _read(path, where, "file" if self.source == "file" else "supervised",
-                                    float(self.max_cells))
-            B = check_data(X, name, target, where, float(self.max_abs_value), self.K)
-            self.data_ = (X, B, [])
+            X, name, target, record = _read(path, where, "file" if self.source == "file" else "supervised",
+                                            float(self.max_cells), self._names())
+            column = f"label column {record['label_column']!r}" if "label_column" in record else "labels 'y'"
+            labels = None
+            if name == "y":
+                target, labels = encode_labels(target, where, column, self.K)
+            B = check_data(X, name, target, where, float(self.max_abs_value),
+                           self.K if labels is None else (self.K or len(labels)), column)
+            if name == "y":  # arm a pays when the label is label_map[a] (an arm no label names: None)
+                record["label_map"] = list(range(B.shape[1])) if labels is None else \
+                    labels + [None] * (B.shape[1] - len(labels))
+            elif name == "Y" and "label_map" not in record:
+                record["label_map"] = list(range(B.shape[1]))
+            self.data_, self.columns_ = (X, B, []), record
         return self.data_
 
     def _river(self, rows: int, rng: np.random.Generator):
@@ -401,6 +573,7 @@ class ContextualTable:
         if self.drift != "none" and not stream_cps:  # known by construction: what algorithms that know S may read
             info.update(S_switches=1 + len(induced), Delta_TV=float(delta))
         evaluation = {"synthetic": False, "source": str(self.source), "change_points": cps,
+                      **(self.columns_ if self.source != "river" else {}),
                       "optimal_policy": optimal_policy, "policy_weights": W,
                       "fitted_policies": np.argsort(order)[:n_fit].tolist(),
                       "regret_gap_best_action": float((means.max(axis=1) - optimal).sum())}

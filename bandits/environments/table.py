@@ -7,20 +7,56 @@ optionally, ``rewards`` (T x K, what arm a pays if chosen at round t):
   the action sets as feature vectors, (T, K, d) per round or (K, d) for every
   round. With ``actions`` the problem is linear: SW-UCB, UCB and BOB use the
   vectors (their dimension must equal ``env.d`` when that is set);
-* ``.csv`` / ``.parquet``: columns ``mean_0 .. mean_{K-1}`` and optionally
-  ``reward_0 .. reward_{K-1}``, one row per round.
+* ``.csv`` / ``.parquet``: one row per round; the mean columns are ``means`` (a list
+  of column names, one per arm, in the order of the arms: ``env.means=[a,b,c]``) or,
+  when it is not given, ``mean_0 .. mean_{K-1}``; the reward columns are ``rewards``
+  (``env.rewards=[ra,rb,rc]``, one per mean column, in the same order) or, when it is
+  not given, ``reward_0 .. reward_{K-1}`` if the file has them (else there are none).
+  The file's other columns are not read. An ``.npz`` names its arrays itself:
+  ``means`` / ``rewards`` are refused for one.
 
-The first ``T`` rows are used.
+The first ``T`` rows are used. The columns read are recorded in the results table's
+``env_info`` (``mean_columns``, ``reward_columns``, ``ignored_columns``).
 
 Before anything is loaded whole the file is checked (:mod:`bandits.environments.files`):
 a regular file of at most ``max_file_mb`` MB (default 1024) whose first bytes match its
-format, numeric arrays or columns only (no dates, complex numbers, text, objects), at
-most ``max_cells`` values in memory (default 2e8); then every value must be finite,
-at most ``max_abs_value`` in size (default 1e6: larger is surely a unit error) and, when
-``reward_range: [lo, hi]`` is declared, means and rewards must lie within it (it is
-then what the learner is told, as ``reward_range`` and ``reward_bound``). Without ``rewards`` the environment adds
-Gaussian noise of sd ``R`` per trial; with them, every trial replays the same
-rewards (only the algorithms' own randomness differs between trials).
+format, numeric arrays or columns only (no dates, complex numbers, text, objects; a
+value that is not a number is named with its column and row), no missing value (an
+empty or NA cell: its column and row), at most ``max_cells`` values in memory (default
+2e8); then every value must be finite, at most ``max_abs_value`` in size (default 1e6:
+larger is surely a unit error) and, when ``reward_range: [lo, hi]`` is declared, means
+and rewards must lie within it (it is then what the learner is told, as
+``reward_range`` and ``reward_bound``).
+
+Rewards. With ``rewards`` in the file every trial replays them (only the algorithms'
+own randomness differs between trials; ``noise`` must be left at ``gaussian``).
+Without them each trial draws rewards around the means, by ``noise``:
+
+* ``gaussian`` (default): means[t, a] + eta, eta ~ N(0, R^2), independent per round
+  and arm. Gaussian noise is unbounded, so it cannot keep a declared range: with
+  ``reward_range`` set and R > 0 it is refused before any work (one paragraph,
+  stating the expected share of rewards that would leave the range). It is never
+  silently clipped: the learner is never told a range the rewards break.
+* ``clipped``: the same Gaussian draw, clipped to [lo, hi] = ``reward_range``
+  (required). Its expectation is not the file's mean: for X ~ N(m, R^2),
+  clip(X, lo, hi) = X + (lo - X)^+ - (X - hi)^+, so
+  E[clip(X, lo, hi)] = g(m) = m + R L((m - lo) / R) - R L((hi - m) / R), with the
+  Gaussian loss function L(u) = E[(Z - u)^+] = phi(u) - u Phi(-u). The instance's
+  means, from which the dynamic regret sum_t max_a mu_t(a) - mu_t(A_t) is computed,
+  are therefore g(means): the expected rewards of the rewards actually drawn; so are
+  the realised variation, B_T and S told to the learner. g'(m) = P(lo < X < hi) lies
+  in (0, 1): g is strictly increasing, so each round's best arm is the file's, and a
+  contraction, so every gap g(m1) - g(m2) is smaller than m1 - m2 (most near the ends
+  of the range): the regret of the file's means would overstate the regret of the
+  rewards drawn. The learner is told R: a 1-Lipschitz function of a Gaussian is
+  R-sub-Gaussian. Recorded in ``env_info``: ``noise: clipped``, ``clip_probability``
+  (the expected share of the rewards that are clipped) and ``clip_mean_shift``
+  (max |g(m) - m|).
+* ``bernoulli``: reward lo + (hi - lo) B, B ~ Bernoulli((m - lo) / (hi - lo)) (on
+  [0, 1]: Bernoulli(m)), ``reward_range`` required. Its expectation is the file's
+  mean exactly, so the regret is that of the file's means. The learner is told
+  R = (hi - lo) / 2 (a reward bounded in [lo, hi] is (hi - lo)/2-sub-Gaussian, by
+  Hoeffding's lemma); ``env.R`` is not used.
 
 Constants told to algorithms: L = 1 for basis-vector arms, else the largest
 action norm; S = ``env.S`` if given, else max_t ||means[t]||_2 for K arms (theta_t
@@ -36,8 +72,8 @@ from pathlib import Path
 import numpy as np
 
 from bandits.environments import files
-from bandits.environments.base import Instance, gaussian_rewards, variation
-from bandits.errors import ConfigError, last_line, require_float, require_int
+from bandits.environments.base import Instance, bernoulli_rewards, gaussian_rewards, variation
+from bandits.errors import ConfigError, require_choice, require_float, require_int
 
 FORMATS = (".npz", ".csv", ".parquet")
 MAX_CELLS = 2e8  # values of a table held in memory (1.6 GB of floats); env.max_cells raises it
@@ -48,28 +84,32 @@ def _columns(frame_columns, prefix: str) -> list[str]:
     return sorted(cols, key=lambda c: int(c[len(prefix):]) if c[len(prefix):].isdigit() else -1)
 
 
-def _column_names(names, where: str) -> tuple[list[str], list[str]]:
-    """The mean_k and reward_k columns, checked to be mean_0..mean_{K-1} and matching."""
+def _mean_columns(names, where: str) -> list[str]:
+    """The mean_k columns, checked to be mean_0..mean_{K-1}."""
     mean_cols = _columns(names, "mean_")
     if not mean_cols:
-        raise ConfigError(f"{where} has no columns named mean_0, mean_1, ... (found: {list(names)[:10]}).")
+        raise ConfigError(f"{where} has no columns named mean_0, mean_1, ... (found: {list(names)[:10]}); or name "
+                          "the mean-reward columns with env.means=[...].")
     expected = [f"mean_{k}" for k in range(len(mean_cols))]
     if mean_cols != expected:
         raise ConfigError(f"{where}: mean columns must be {expected}, found {mean_cols}.")
+    return mean_cols
+
+
+def _reward_columns(names, where: str, K: int) -> list[str]:
+    """The reward_k columns, if any, checked to match the K mean columns one for one."""
     reward_cols = _columns(names, "reward_")
-    if reward_cols and reward_cols != [f"reward_{k}" for k in range(len(mean_cols))]:
+    if reward_cols and reward_cols != [f"reward_{k}" for k in range(K)]:
         raise ConfigError(f"{where}: reward columns must match the mean columns one for one "
-                          f"(reward_0..reward_{len(mean_cols) - 1}), found {reward_cols}.")
-    return mean_cols, reward_cols
+                          f"(reward_0..reward_{K - 1}), found {reward_cols}; or name them with env.rewards=[...].")
+    return reward_cols
 
 
-def _check_cells(rows: int, cols: int, where: str, max_cells: float) -> None:
-    if rows * cols > max_cells:
-        raise ConfigError(f"{where} holds {rows:,} x {cols:,} = {rows * cols:,} values, over the limit of "
-                          f"{max_cells:,.0f} held in memory (env.max_cells); use fewer rows or raise the limit.")
-
-
-def _read_npz(path: Path, where: str, max_cells: float):
+def _read_npz(path: Path, where: str, max_cells: float, names=None):
+    if names:
+        raise ConfigError(f"{where}: {' and '.join(names)} name{'s' if len(names) == 1 else ''} the columns of a .csv "
+                          "or .parquet file; an .npz file holds its arrays under the names 'means', 'rewards' and "
+                          "'actions'.")
     headers = files.npz_headers(path, where)
     if "means" not in headers:
         raise ConfigError(f"{where} has no array named 'means' (found: {sorted(headers)}).")
@@ -77,87 +117,54 @@ def _read_npz(path: Path, where: str, max_cells: float):
         if name in headers:
             shape, dtype = headers[name]
             files.check_dtype(dtype, f"'{name}'", where)
-            _check_cells(int(np.prod(shape[:1] or (1,))), int(np.prod(shape[1:] or (1,))), where, max_cells)
+            files.check_cells(int(np.prod(shape[:1] or (1,))), int(np.prod(shape[1:] or (1,))), where, max_cells)
     with np.load(path, allow_pickle=False) as data:
         return tuple(np.asarray(data[n], dtype=np.float64) if n in headers else None
-                     for n in ("means", "rewards", "actions"))
+                     for n in ("means", "rewards", "actions")), {}
 
 
-def read_frame(path: Path, where: str, pick, max_cells: float) -> dict:
-    """The numeric columns ``pick(names, where)`` chooses from a .csv or .parquet file, as
-    {column: float64 array}, after checking their types (or every value parses as a
-    number) and the number of cells; ConfigError on any defect."""
-    return (_frame_parquet if path.suffix.lower() == ".parquet" else _frame_csv)(path, where, pick, max_cells)
-
-
-def _frame_parquet(path: Path, where: str, pick, max_cells: float) -> dict:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        schema = pq.ParquetFile(path).schema_arrow
-        rows = pq.ParquetFile(path).metadata.num_rows
-    except (pa.ArrowException, OSError) as exc:
-        raise ConfigError(f"{where} is not a readable Parquet file ({exc}).") from None
-    cols = pick(schema.names, where)
-    for col in cols:
-        t = schema.field(col).type
-        if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)):
-            raise ConfigError(f"{where}: column {col} holds {t} values; it must hold numbers.")
-    _check_cells(rows, len(cols), where, max_cells)
-    frame = pq.read_table(path, columns=cols).to_pandas()
-    return {c: frame[c].to_numpy(dtype=np.float64) for c in cols}
-
-
-def _frame_csv(path: Path, where: str, pick, max_cells: float) -> dict:
-    import pandas as pd
-
-    try:
-        names = list(pd.read_csv(path, nrows=0).columns)
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise ConfigError(f"{where} could not be read as CSV ({last_line(exc)}).") from None
-    cols = pick(names, where)
-    try:
-        frame = pd.read_csv(path, usecols=cols)
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise ConfigError(f"{where} could not be read as CSV ({last_line(exc)}).") from None
-    _check_cells(len(frame), len(cols), where, max_cells)
-    out = {}
-    for col in cols:
-        values = pd.to_numeric(frame[col], errors="coerce")
-        bad = values.isna() & frame[col].notna()
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ConfigError(f"{where}: column {col}, row {row} holds {frame[col].iloc[row]!r}, not a number.")
-        out[col] = values.to_numpy(dtype=np.float64)
-    return out
-
-
-def _read_columnar(path: Path, where: str, max_cells: float):
-    names = {}
+def _read_columnar(path: Path, where: str, max_cells: float, names=None):
+    """(means, rewards, None) and the columns read: ``env.means`` / ``env.rewards`` by name,
+    else the mean_k / reward_k convention."""
+    names = names or {}
+    chosen = {}
 
     def pick(columns, where):
-        names["mean"], names["reward"] = _column_names(columns, where)
-        return names["mean"] + names["reward"]
+        means, rewards = names.get("env.means"), names.get("env.rewards")
+        chosen["mean"] = _mean_columns(columns, where) if means is None else files.named_columns(
+            means, columns, "env.means", where, "the mean-reward columns, one per arm, in the order of the arms")
+        chosen["reward"] = _reward_columns(columns, where, len(chosen["mean"])) if rewards is None else \
+            files.named_columns(rewards, columns, "env.rewards", where,
+                                "the reward columns, one per arm, in the order of the mean columns")
+        both = set(chosen["mean"]) & set(chosen["reward"])
+        if both:
+            raise ConfigError(f"{where}: column {sorted(both)[0]!r} is named both as a mean and as a reward column.")
+        if chosen["reward"] and len(chosen["reward"]) != len(chosen["mean"]):
+            raise ConfigError(f"{where}: {len(chosen['mean'])} mean columns ({', '.join(chosen['mean'])}) but "
+                              f"{len(chosen['reward'])} reward columns ({', '.join(chosen['reward'])}); give one "
+                              "reward column per arm.")
+        return files.Pick(numbers=chosen["mean"] + chosen["reward"])
 
-    frame = read_frame(path, where, pick, max_cells)
-    stack = lambda cols: np.column_stack([frame[c] for c in cols]) if cols else None  # noqa: E731
-    return stack(names["mean"]), stack(names["reward"]), None
+    frame = files.read_columns(path, where, pick, max_cells)
+    stack = lambda cols: np.column_stack([frame.values[c] for c in cols]) if cols else None  # noqa: E731
+    columns = {"mean_columns": chosen["mean"], "reward_columns": chosen["reward"], "ignored_columns": frame.ignored}
+    return (stack(chosen["mean"]), stack(chosen["reward"]), None), columns
 
 
 READERS = {".npz": _read_npz, ".parquet": _read_columnar, ".csv": _read_columnar}
 
 
-def load_table(path: str | Path, max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
-               reward_range=None, max_cells: float = MAX_CELLS):
-    """Read ``means``, optional ``rewards`` and optional ``actions`` from a file, after
-    checking the file (kind, size, format, numeric content) and before trusting any value
-    (finite, plausible in size, within ``reward_range`` when declared); ConfigError on any
-    defect."""
+def read_table(path: str | Path, max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
+               reward_range=None, max_cells: float = MAX_CELLS, means=None, rewards=None):
+    """((means, rewards, actions), columns): the arrays of :func:`load_table` and, for a
+    .csv / .parquet file, the columns read ({"mean_columns", "reward_columns",
+    "ignored_columns"}). ``means`` / ``rewards`` name the columns (``env.means`` /
+    ``env.rewards``); None = the mean_k / reward_k convention."""
     where = "table file"
     path = files.check_file(path, where, FORMATS, max_file_mb)
     where = f"table file {str(path)!r}"
-    means, rewards, actions = READERS[path.suffix.lower()](path, where, max_cells)
+    names = {k: v for k, v in (("env.means", means), ("env.rewards", rewards)) if v is not None}
+    (means, rewards, actions), columns = READERS[path.suffix.lower()](path, where, max_cells, names)
     if means.ndim != 2 or means.shape[0] < 1 or means.shape[1] < 2:
         raise ConfigError(f"{where}: 'means' must be a T x K array with K >= 2 arms, got shape {means.shape}.")
     if rewards is not None and rewards.shape != means.shape:
@@ -173,19 +180,61 @@ def load_table(path: str | Path, max_file_mb: float = files.MAX_FILE_MB, max_abs
         if arr is not None:
             inside = label != "actions"
             files.check_values(arr, label, where, max_abs_value, lo if inside else None, hi if inside else None)
-    return means, rewards, actions
+    return (means, rewards, actions), columns
+
+
+def load_table(path: str | Path, max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
+               reward_range=None, max_cells: float = MAX_CELLS):
+    """Read ``means``, optional ``rewards`` and optional ``actions`` from a file, after
+    checking the file (kind, size, format, numeric content) and before trusting any value
+    (finite, plausible in size, within ``reward_range`` when declared); ConfigError on any
+    defect."""
+    return read_table(path, max_file_mb, max_abs_value, reward_range, max_cells)[0]
+
+
+def gaussian_loss(u: np.ndarray) -> np.ndarray:
+    """L(u) = E[(Z - u)^+] = phi(u) - u Phi(-u), Z ~ N(0, 1)."""
+    from scipy.special import ndtr
+
+    return np.exp(-0.5 * u * u) / np.sqrt(2 * np.pi) - u * ndtr(-u)
+
+
+def clipped_gaussian_mean(means: np.ndarray, R: float, lo: float, hi: float) -> np.ndarray:
+    """E[clip(m + R Z, lo, hi)], Z ~ N(0, 1), exactly: m + R L((m - lo) / R) - R L((hi - m) / R),
+    with L the Gaussian loss function, since clip(X, lo, hi) = X + (lo - X)^+ - (X - hi)^+ for
+    lo < hi, E[(lo - X)^+] = R L((m - lo) / R) and E[(X - hi)^+] = R L((hi - m) / R)."""
+    if R == 0:
+        return means.copy()
+    out = means + R * gaussian_loss((means - lo) / R) - R * gaussian_loss((hi - means) / R)
+    return np.clip(out, lo, hi)  # only rounding can leave [lo, hi]
+
+
+def clip_probability(means: np.ndarray, R: float, lo: float, hi: float) -> np.ndarray:
+    """P(m + R Z < lo or m + R Z > hi): the chance that Gaussian noise leaves [lo, hi]."""
+    from scipy.special import ndtr
+
+    if R == 0:
+        return np.zeros_like(means)
+    return ndtr((lo - means) / R) + ndtr((means - hi) / R)
+
+
+NOISE = ("gaussian", "clipped", "bernoulli")
 
 
 class Table:
     name = "table"
     problem_kinds = ("karmed", "linear")
 
-    def __init__(self, path: str | None = None, R: float = 0.1, B_T: float | None = None, d: int | None = None,
-                 S: float | None = None, reward_range=None, max_file_mb: float = files.MAX_FILE_MB,
-                 max_abs_value: float = files.MAX_ABS_VALUE, max_cells: float = MAX_CELLS):
+    def __init__(self, path: str | None = None, means=None, rewards=None, R: float = 0.1, noise: str = "gaussian",
+                 B_T: float | None = None, d: int | None = None, S: float | None = None, reward_range=None,
+                 max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
+                 max_cells: float = MAX_CELLS):
         self.path = path
+        self.means = means
+        self.reward_columns = rewards  # env.rewards (the attribute `rewards` is the environment's method)
         self.S = S
         self.R = R
+        self.noise = noise
         self.B_T = B_T
         self.d = d
         self.reward_range = reward_range
@@ -212,31 +261,62 @@ class Table:
         if not self.path:
             raise ConfigError("env=table needs env.path=<file.npz|.csv|.parquet>.")
         require_float("env.R", self.R, minimum=0.0)
+        require_choice("env.noise", self.noise, set(NOISE))
         require_float("env.B_T", self.B_T, minimum=0.0, allow_none=True)
         require_float("env.S", self.S, minimum=0.0, allow_none=True)
         require_float("env.max_file_mb", self.max_file_mb, minimum=0.0, strict=True)
         require_float("env.max_abs_value", self.max_abs_value, minimum=0.0, strict=True)
         require_float("env.max_cells", self.max_cells, minimum=1.0)
-        self._range()
+        declared = self._range()
         if self.d is not None:
             require_int("env.d", self.d, minimum=1)
-        means, _, actions = self._load()
+        means, rewards, actions = self._load()
         if self.d is not None and actions is not None and actions.shape[2] != int(self.d):
             raise ConfigError(f"table file {self.path!r}: its action vectors have dimension {actions.shape[2]} "
                               f"but env.d={self.d}.")
         if means.shape[0] < T:
             raise ConfigError(f"table file {self.path!r} has {means.shape[0]} rounds but T={T}; "
                               f"set T <= {means.shape[0]}.")
+        self._check_noise(means[:T], rewards, declared)
+
+    def _check_noise(self, means: np.ndarray, rewards, declared) -> None:
+        """The noise keeps the declared range: a file's own rewards are checked to lie within
+        it; Gaussian noise is unbounded, so with a range it must be clipped (env.noise=clipped)
+        or replaced by rewards on the range's ends (bernoulli); refused otherwise."""
+        if rewards is not None:
+            if self.noise != "gaussian":
+                raise ConfigError(f"env.noise={self.noise}: table file {self.path!r} holds its own rewards, which "
+                                  "are replayed as they are (no noise is drawn); drop env.noise, or the rewards "
+                                  "from the file.")
+            return
+        if declared is None:
+            if self.noise != "gaussian":
+                raise ConfigError(f"env.noise={self.noise} draws rewards within the declared reward range: set "
+                                  "env.reward_range=[lo, hi] (env.reward_range=[0,1] for Bernoulli rewards).")
+            return
+        lo, hi = declared
+        if self.noise == "gaussian" and float(self.R) > 0:
+            outside = float(clip_probability(means, float(self.R), lo, hi).mean())
+            raise ConfigError(
+                f"env.reward_range=[{lo:g}, {hi:g}] is told to the learner as a guarantee, but the Gaussian noise "
+                f"of sd env.R={float(self.R):g} added to the means of table file {self.path!r} is unbounded: about "
+                f"{100 * outside:.2g}% of the rewards would lie outside the range. Choose env.noise=bernoulli "
+                f"(each reward is {lo:g} or {hi:g}, with the file's mean as its expectation: the regret is that of "
+                f"the file's means), env.noise=clipped (the Gaussian reward clipped to [{lo:g}, {hi:g}]; its "
+                "expectation is no longer the file's mean, so the regret is computed from the expectation of the "
+                "clipped reward), env.R=0 (no noise), or drop env.reward_range.")
 
     def _load(self):
         if getattr(self, "data_", None) is None:
-            self.data_ = load_table(self.path, float(self.max_file_mb), float(self.max_abs_value), self._range(),
-                                    float(self.max_cells))
+            self.data_, self.columns_ = read_table(self.path, float(self.max_file_mb), float(self.max_abs_value),
+                                                   self._range(), float(self.max_cells), self.means,
+                                                   self.reward_columns)
         return self.data_
 
     def footprint(self, T: int) -> int:
-        """Bytes of the instance in memory (the file's arrays up to round T)."""
-        return int(sum(a[:T].nbytes for a in self._load() if a is not None))
+        """Bytes of the instance in memory (the file's arrays up to round T; with clipped
+        noise, the Gaussian's centres too)."""
+        return int(sum(a[:T].nbytes for a in self._load() if a is not None)) * (2 if self.noise == "clipped" else 1)
 
     def instance(self, T: int, rng: np.random.Generator | None = None) -> Instance:
         means, rewards, actions = self._load()
@@ -245,7 +325,17 @@ class Table:
         if actions is not None:
             actions = np.ascontiguousarray(actions[:T])
         declared = self._range()
-        info = {"d": int(means.shape[1]) if actions is None else int(actions.shape[2]), "R": float(self.R),
+        noise = "replayed" if rewards is not None else str(self.noise)
+        extras, evaluation = {}, {"synthetic": False, "noise": noise, **self.columns_}
+        R = float(self.R)
+        if noise == "clipped":  # the expected reward of the clipped Gaussian: what the regret is computed from
+            extras["centres"] = means
+            means = clipped_gaussian_mean(means, R, *declared)
+            evaluation.update(clip_probability=float(clip_probability(extras["centres"], R, *declared).mean()),
+                              clip_mean_shift=float(np.abs(means - extras["centres"]).max()))
+        elif noise == "bernoulli":
+            R = (declared[1] - declared[0]) / 2  # a reward bounded in [lo, hi] is (hi - lo)/2-sub-Gaussian
+        info = {"d": int(means.shape[1]) if actions is None else int(actions.shape[2]), "R": R,
                 "L": 1.0 if actions is None else float(np.linalg.norm(actions, axis=-1).max()),
                 "linear": actions is not None,
                 "S": float(self.S) if self.S is not None else (
@@ -254,11 +344,24 @@ class Table:
                 max(abs(declared[0]), abs(declared[1]))}
         if declared is not None:
             info["reward_range"] = declared
-        evaluation = {"synthetic": False, **variation(means)}
+        evaluation.update(variation(means))
         info["B_T"] = float(self.B_T) if self.B_T is not None else evaluation["variation_inf"]
-        return Instance(means=means, info=info, evaluation=evaluation, rewards=rewards, features=actions)
+        return Instance(means=means, info=info, evaluation=evaluation, rewards=rewards, features=actions,
+                        extras=extras)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
+        """The file's rewards, replayed; else drawn per trial: the means plus Gaussian noise
+        of sd R (``gaussian``), the same draw clipped to the declared range (``clipped``), or
+        lo + (hi - lo) Bernoulli((m - lo) / (hi - lo)) (``bernoulli``)."""
         if instance.rewards is not None:
             return instance.rewards
-        return gaussian_rewards(instance.means, float(self.R), rng)
+        if self.noise == "gaussian":
+            return gaussian_rewards(instance.means, float(self.R), rng)
+        lo, hi = self._range()
+        if self.noise == "clipped":
+            return np.clip(gaussian_rewards(instance.extras["centres"], float(self.R), rng), lo, hi)
+        out = bernoulli_rewards((instance.means - lo) / (hi - lo), rng)
+        if (lo, hi) != (0.0, 1.0):
+            out *= hi - lo
+            out += lo
+        return out

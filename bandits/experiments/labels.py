@@ -39,7 +39,7 @@ def settings(algo: str, env: str, algo_params: str | None, env_params: str | Non
     flat: dict = {"algo": algo}
     _flatten({k: v for k, v in a.items() if k not in _HIDDEN}, "", flat)
     flat["env"] = env
-    _flatten({k: v for k, v in e.items() if k not in _HIDDEN}, "env", flat)
+    _flatten({k: v for k, v in e.items() if k != "name"}, "env", flat)  # env.label is a setting (a column name)
     return start, flat
 
 

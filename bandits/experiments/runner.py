@@ -57,7 +57,8 @@ def build(spec: dict, kind: str):
     from hydra.errors import InstantiationException
     from hydra.utils import instantiate
 
-    spec = {k: v for k, v in spec.items() if k not in ("name", "label")}
+    reserved = ("name", "label") if kind == "algo" else ("name",)  # an algorithm's display label; env.label is a column
+    spec = {k: v for k, v in spec.items() if k not in reserved}
     target = spec.get("_target_")
     if not target or target == "???":
         raise ConfigError(f"{kind} config has no _target_: set {kind}._target_=package.module.Class.")
