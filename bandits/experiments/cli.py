@@ -37,7 +37,8 @@ EXIT_CODES = {
     BAD_INPUT: "bad input, found before any work: a config value or key (Hydra's own composition errors "
                "included), a data file, a wrong algorithm/environment pair, a size that does not fit in memory, "
                "the results folder; or your own policy or environment raising an exception",
-    MISSING_CELLS: "`drift-bandits collect` (`python -m experiments.collect`): cells of the declared sweep are still missing",
+    MISSING_CELLS: "`drift-bandits collect` (`python -m experiments.collect`): cells of the declared sweep are still "
+                   "missing",
     INTERRUPTED: "interrupted (Ctrl-C): every finished cell is kept, and the same command resumes",
 }
 
