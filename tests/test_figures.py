@@ -1,12 +1,13 @@
 """Plot stage: figures, their CSV and the claims table from small tables."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import compose
+from conftest import ROOT, compose
 
 from bandits.experiments import figures, runner, store
 
@@ -28,7 +29,7 @@ def test_plot_stage_writes_figures_data_and_claims(tmp_path):
     assert {"algo", "T", "mean_regret", "ci_low", "ci_high", "fitted_slope", "theory_slope"} <= set(data.columns)
     assert (data["ci_low"] <= data["mean_regret"]).all() and (data["mean_regret"] <= data["ci_high"]).all()
     claims = pd.read_csv(tmp_path / "claims.csv")
-    assert list(claims.columns) == ["claim", "figure", "measured", "expected", "verdict", "source", "code"]
+    assert list(claims.columns) == ["claim", "figure", "measured", "expected", "verdict", "source", "code", "scale"]
     assert claims["code"].str.len().min() > 0  # every claim says which code produced it
     assert set(claims["source"]) == {"simulation"}
     assert set(claims["figure"]) == {"fig2a", "fig2b"}
@@ -344,3 +345,323 @@ def test_ctx_data_figures_leaderboard_and_claims(tmp_path):
     drifting = claims[claims["claim"].str.contains("on drifting data")]
     assert set(drifting["figure"]) == {"ctx_data_segment_permuted", "ctx_data_sea"}  # both drift (SEA: its concepts)
     assert set(claims[claims["claim"].str.contains("VW")]["figure"]) == {"ctx_data_segment_permuted", "ctx_data_sea"}
+
+
+# ----------------------------------------------------------------------------- readable figures
+
+NS_ALGOS = ["sw_ucb_opt", "sw_ucb_obl", "bob", "exp3s", "ucb1", "kl_ucb", "thompson", "d_ucb", "sw_ucb_gm",
+            "discounted_ts", "sw_ts", "cusum_ucb", "m_ucb", "m_ucb_theorem", "glr_klucb", "glr_klucb_global",
+            "glr_klucb_alpha005", "master_ucb", "master_ucb_nolog", "oracle_restart_ucb"]
+
+
+@pytest.fixture
+def kept(monkeypatch):
+    """The figures the plot stage makes, kept open (it closes each after saving), by title."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(plt, "close", lambda *args, **kwargs: None)
+    yield lambda: {" / ".join(ax.get_title() for ax in plt.figure(n).axes): plt.figure(n) for n in plt.get_fignums()}
+    monkeypatch.undo()
+    plt.close("all")
+
+
+def styles_of(ax) -> list[tuple]:
+    """(colour, marker) of every curve of ``ax`` (lines with markers: reference lines have none)."""
+    return [(line.get_color(), line.get_marker()) for line in ax.lines if line.get_marker() not in (None, "None", "")]
+
+
+def test_twenty_labels_get_distinct_colour_marker_pairs_deterministically():
+    from bandits.experiments.figures import common
+
+    for labels in (NS_ALGOS, [f"policy_{k}" for k in range(20)], [f"sw_ucb[window={w}]" for w in range(20)]):
+        styles = common.curve_styles(labels)
+        assert len({(s.color, s.marker) for s in styles.values()}) == 20
+        assert len({s.color for s in styles.values()}) == 20  # no colour is reused within 20 curves
+        assert common.curve_styles(list(reversed(labels))) == styles  # whatever the order given
+    # the same label keeps its style from one figure to the next where nothing claims its slot
+    assert common.curve_styles(NS_ALGOS)["bob"] == common.curve_styles(["bob", "sw_ucb_obl", "my_policy"])["bob"]
+    assert common.curve_styles(NS_ALGOS)["bob"] != common.curve_styles(NS_ALGOS)["sw_ucb_opt"]  # both brown before
+
+
+def group_rows(algos) -> pd.DataFrame:
+    """Final-regret rows of shipped algorithm configs (their stored algo_params), three T."""
+    from bandits.experiments.registry import group_config
+
+    config = {"m_ucb_theorem": "m_ucb", "glr_klucb_alpha005": "glr_klucb"}  # keys of ns_benchmark's variants
+    params = {a: json.dumps({**group_config("algo", config.get(a, a)), "label": None, "derived": {}}) for a in algos}
+    return pd.DataFrame([{"algo": a, "label": a, "T": T, "trial": k, "final_regret": (i + 1) * T ** 0.5 * (1 + k / 10),
+                          "algo_params": params[a]} for i, a in enumerate(algos) for T in (1000, 10000, 100000)
+                         for k in (0, 1)])
+
+
+def test_knowledge_groups_come_from_what_the_algorithm_declares():
+    from bandits.experiments.figures import common
+
+    rows = group_rows(["sw_ucb_opt", "exp3s", "bob", "sw_ucb_obl", "m_ucb", "sw_ucb_gm", "glr_klucb",
+                       "oracle_restart_ucb"])
+    groups = common.knowledge_groups(rows)
+    assert groups == {"sw_ucb_opt": common.KNOWS_B_T, "exp3s": common.KNOWS_B_T, "bob": common.PARAMETER_FREE,
+                      "sw_ucb_obl": common.PARAMETER_FREE, "m_ucb": common.KNOWS_UPSILON,
+                      "sw_ucb_gm": common.KNOWS_UPSILON, "glr_klucb": common.PARAMETER_FREE,
+                      "oracle_restart_ucb": common.ORACLE}
+    # a constant set in the config is still told: EXP3.S with B_T given knows B_T
+    told = json.dumps({"_target_": "bandits.algorithms.EXP3S", "B_T": 2.0})
+    assert common.knowledge_group(told) == common.KNOWS_B_T
+    assert common.knowledge_group(json.dumps({"_target_": "nowhere.Policy"})) == common.OTHER
+    assert common.knowledge_group(None) == common.OTHER
+
+
+def test_an_eighteen_curve_figure_has_eighteen_styles_and_a_grouped_legend(tmp_path, kept):
+    rows = group_rows(NS_ALGOS[:18])
+    figures.loglog_figure(rows, "many", "many", {}, tmp_path)
+    (fig,) = kept().values()
+    ax = fig.axes[0]
+    assert len(styles_of(ax)) == 18 and len(set(styles_of(ax))) == 18
+    markers = [line for line in ax.lines if line.get_marker() not in (None, "None", "")]
+    assert {line.get_linestyle() for line in markers if line.get_label().startswith("SW-UCB-opt:")} == {"--"}
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    for group in ("knows B_T", "knows Upsilon_T (number of changes)", "told nothing (parameter-free)"):
+        assert group in texts
+    assert "oracle (told the change points)" not in texts  # no oracle among the 18
+    opt = next(i for i, text in enumerate(texts) if text.startswith("  SW-UCB-opt:"))  # under its heading
+    assert texts.index("knows B_T") < opt < texts.index("told nothing (parameter-free)")
+
+
+def test_highlighted_curves_are_thicker_and_on_top(monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from bandits.experiments.figures import common
+
+    rows = group_rows(["bob", "sw_ucb_obl", "exp3s"])
+    data = figures.with_slopes(figures.regret_by_T(rows), {})
+    for highlight in ("bob", None):
+        if highlight is None:
+            monkeypatch.setattr(common, "HIGHLIGHT", ["BOB"])  # the stage's --highlight, by display name
+        fig, ax = plt.subplots()
+        figures.plot_loglog(ax, data, {}, highlight=highlight)
+        lines = {line.get_label().split(":")[0]: line for line in ax.lines}
+        assert lines["BOB"].get_linewidth() > 2 * lines["SW-UCB-obl"].get_linewidth()
+        assert lines["BOB"].get_zorder() > lines["EXP3.S (Rexp3)"].get_zorder()
+        assert lines["SW-UCB-obl"].get_alpha() < 1 and lines["BOB"].get_alpha() == 1
+        plt.close(fig)
+    assert common.parse_highlight("a, b,,c") == ["a", "b", "c"]
+
+
+def test_a_band_on_a_log_axis_never_reaches_zero():
+    import matplotlib.pyplot as plt
+
+    from bandits.experiments.figures import common
+
+    fig, ax = plt.subplots()
+    ax.set_yscale("log")
+    mean = np.array([10.0, 100.0, 1000.0])
+    common.band_line(ax, [1, 2, 3], mean, [-50.0, 0.0, 900.0], [30.0, 200.0, 1100.0])
+    (band,) = ax.collections
+    y = band.get_paths()[0].vertices[:, 1]
+    assert np.all(y[np.isfinite(y)] > 0)
+    assert y[np.isfinite(y)].min() == pytest.approx(10.0 * common.LOG_BAND_FLOOR)  # clipped at mean / 10
+    assert ax.bands_clipped
+    fig.canvas.draw()
+    assert ax.get_ylim()[0] > 0.5  # the axis is not stretched down to a rectangle's bottom
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("low,high", [(150, 900), (3000, 24000), (310, 390), (90, 1100), (1e3, 1e6), (30, 3e4)])
+def test_log_tick_labels_never_collide(low, high):
+    import matplotlib.pyplot as plt
+
+    from bandits.experiments.figures import common
+
+    fig, ax = plt.subplots(figsize=(6.0, 4.4))
+    common.log_axis(ax, "both")
+    ax.plot([low, high], [low, high])
+    ax.set_xlim(low, high)
+    ax.set_ylim(low, high)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for axis in (ax.xaxis, ax.yaxis):
+        ticks = [t for t in axis.get_major_ticks() + axis.get_minor_ticks()
+                 if t.label1.get_visible() and t.label1.get_text() and low <= t.get_loc() <= high]
+        boxes = [t.label1.get_window_extent(renderer) for t in ticks]
+        assert len(boxes) >= 2  # the axis is still readable
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    plt.close(fig)
+
+
+def timeline_rows() -> pd.DataFrame:
+    events = {"replays": [{"start": 100, "end": 300, "m": 1}, {"start": 150, "end": 200, "m": 2}],
+              "blocks": [{"round": 0}, {"round": 256}], "restarts": [{"round": 420}]}
+    return pd.DataFrame([{"algo": "ada_iltcb_plus", "label": "ada_iltcb_plus", "T": 500, "trial": 0,
+                          "events": json.dumps(events), "env_info": json.dumps({"change_points": [250]})}])
+
+
+def test_timeline_count_axis_has_integer_ticks(tmp_path, kept):
+    from bandits.experiments.figures import ada
+
+    ada.timeline_figure(timeline_rows(), tmp_path)
+    (fig,) = kept().values()
+    ax = fig.axes[0]
+    for ticks in (ax.get_yticks(), ax.get_xticks()):
+        assert len(ticks) >= 2 and np.allclose(ticks, np.round(ticks))
+    assert min(ax.get_yticks()) >= 0  # the lanes of the replays below 0 carry no count
+
+
+def curve_rows(change_points_by_seed: dict) -> pd.DataFrame:
+    t = list(range(10, 101, 10))
+    return pd.DataFrame([{"algo": a, "label": a, "T": 100, "trial": k, "seed": seed, "checkpoints": t,
+                          "regret_curve": [float(x) * (i + 1) for x in t],
+                          "env_info": json.dumps({"B_T": 1.0, **({"change_points": cps} if cps else {})})}
+                         for seed, cps in change_points_by_seed.items() for i, a in enumerate(("ucb", "bob"))
+                         for k in (0, 1)])
+
+
+def vertical_lines(ax) -> list:
+    return sorted(float(line.get_xdata()[0]) for line in ax.lines
+                  if len(set(np.atleast_1d(line.get_xdata()))) == 1 and line.get_marker() in (None, "None", ""))
+
+
+@pytest.mark.parametrize("change_points,expected", [({0: [30, 60]}, [30.0, 60.0]), ({0: None}, []),
+                                                    ({0: [30], 1: [50]}, [])])  # instances differ: none
+def test_change_points_are_marked_where_the_environment_reported_them(tmp_path, kept, change_points, expected):
+    figures.curve_figure(curve_rows(change_points), "curves", "regret_curve", "regret", "curves", tmp_path, [])
+    (fig,) = kept().values()
+    assert vertical_lines(fig.axes[0]) == expected
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any(text.startswith("true change points") for text in texts) == bool(expected)
+
+
+def test_a_mixed_adhoc_table_gets_one_figure_per_problem(tmp_path, kept):
+    for env in ("env=sinusoid", "env=piecewise_bernoulli", "env=piecewise_bernoulli env.n_changes=2"):
+        runner.run(compose(["algo=sw_ucb_obl", *env.split(), "experiment_name=mixed", "T=600", "trials=2",
+                            f"results_dir={tmp_path}"]), progress=False)
+    figures.main(["--results", str(tmp_path)])
+    made = sorted(p.name for p in (tmp_path / "figures").glob("*.png") if "_sweep_" not in p.name)
+    assert made == ["mixed_piecewise_bernoulli_n_changes-2.png", "mixed_piecewise_bernoulli_n_changes-4.png",
+                    "mixed_sinusoid.png"]  # never one axis for all three problems
+    # the sweep over the one environment parameter compares piecewise_bernoulli's problems only
+    sweep = pd.read_csv(tmp_path / "figures" / "mixed_piecewise_bernoulli_sweep_env.n_changes.csv")
+    assert sorted(sweep["value"]) == [2, 4]
+    titles = sorted(t for t in kept() if "final regret against" not in t)
+    assert titles[0].startswith("mixed: piecewise_bernoulli[n_changes=2]: dynamic regret against t")
+    assert titles[1].startswith("mixed: piecewise_bernoulli[n_changes=4]")
+    assert titles[2].startswith("mixed: sinusoid: dynamic regret against t")
+    for name in made:  # within a problem its curves are labelled among its own rows
+        assert set(pd.read_csv(tmp_path / "figures" / name.replace(".png", ".csv"))["label"]) == {"sw_ucb_obl"}
+    lines = {title: vertical_lines(fig.axes[0]) for title, fig in kept().items()}
+    assert [len(lines[t]) for t in titles] == [2, 4, 0]  # the change points of each problem, none on the sinusoid
+
+
+# ----------------------------------------------------------------------------- reduced-scale runs
+
+def shipped_rows(name: str) -> pd.DataFrame:
+    """The rows a full run of experiment ``name`` (no scenarios) stores, numbers aside."""
+    from bandits.experiments.figures import scale
+
+    shipped = scale.composed(name)
+    env = runner._json({k: v for k, v in shipped["env"].items() if k != "name"})
+    return pd.DataFrame([{"experiment": name, "algo": a, "T": T, "trial": k, "seed": shipped["seed"],
+                          "algo_params": runner._json({**{k: v for k, v in spec.items() if k != "name"},
+                                                       "label": spec.get("label"), "derived": {"w": 1}}),
+                          "env_params": env} for a, spec in shipped["algos"].items() for T in shipped["T"]
+                         for k in range(shipped["trials"])])
+
+
+def test_the_scale_check_compares_a_table_with_its_shipped_config():
+    from bandits.experiments.figures import scale
+
+    full = shipped_rows("fig2a")
+    assert scale.run_scale("fig2a", full) == ""
+    assert scale.run_scale("fig2a", full[full["trial"] < 2]) == "reduced scale: 2 of 50 trials"
+    tenth = full.assign(T=full["T"] // 10)
+    assert scale.run_scale("fig2a", tenth[tenth["trial"] < 3]) == "reduced scale: 3 of 50 trials, T x0.1"
+    assert scale.run_scale("fig2a", full[full["algo"] != "exp3s_auer"]) == "reduced scale: 2 of 3 algorithms"
+    changed = full.assign(env_params=full["env_params"].str.replace('"B_T_scale": 1.0', '"B_T_scale": 2.0'))
+    assert scale.run_scale("fig2a", changed) == "not the shipped configuration: env B_T_scale changed"
+    assert scale.run_scale("fig2a", full.assign(seed=7)) == "not the shipped configuration: seed 7 (shipped 2)"
+    assert scale.run_scale("adhoc", full[full["trial"] < 2]) == ""  # no shipped config: unaffected
+    assert scale.experiment_of("ns_benchmark.stationary") == "ns_benchmark"
+    assert scale.experiment_of("ctx_delay_shift0.25") == "ctx_delay"
+
+
+def test_the_scale_check_reads_the_full_runs_the_makefile_declares():
+    from bandits.experiments.figures import scale
+
+    make = (ROOT / "Makefile").read_text()
+    # the first assignment is the full run's (SCALE=quick reassigns them later)
+    seeds = {name: int(re.search(rf"^{name} := range\((\d+)\)", make, re.M).group(1))
+             for name in ("SEEDS", "MASTER_SEEDS")}
+    instances = re.search(r"^INSTANCE_EXPERIMENTS := (.+)$", make, re.M).group(1).split()
+    assert scale.SEED_SWEEPS == {**{e: seeds["SEEDS"] for e in instances}, "master_geo": seeds["MASTER_SEEDS"]}
+    assert re.search(r"-m \+experiment=master_geo \"seed=\$\(MASTER_SEEDS\)\"", make)
+    ctx = re.search(r"^CTX_EXPERIMENTS := (.+)$", make, re.M).group(1).split()
+    paper_T = json.loads(re.search(r'^CTX_ARGS := "T=(\[[\d,]+\])"', make, re.M).group(1))
+    delay_T = int(re.search(r"^CTX_DELAY_ARGS := T=(\d+)", make, re.M).group(1))
+    assert scale.OTHER_FULL_HORIZONS == {**{e: paper_T for e in ctx}, "ctx_delay": [delay_T]}
+
+
+def test_a_reduced_run_is_stamped_and_its_claims_say_so(tmp_path, kept, monkeypatch, capsys):
+    from bandits.experiments.figures import scale
+
+    runner.run(compose(["+experiment=fig2a", "trials=2", "T=[1500,3000]", f"results_dir={tmp_path}"]),
+               progress=False)
+    capsys.readouterr()
+    figures.main(["--results", str(tmp_path)])
+    stamp = "reduced scale: 2 of 50 trials, T up to 3000 (shipped up to 240000)"
+    (fig,) = kept().values()
+    assert fig._suptitle.get_text() == f"{stamp} \N{EM DASH} not the paper's figure"
+    claims = pd.read_csv(tmp_path / "claims.csv")
+    assert (claims["scale"] == stamp).all() and len(claims) == 7
+    out = capsys.readouterr().out.strip().splitlines()
+    counts = claims["verdict"].value_counts()
+    expected = ", ".join(f"{counts[w]} {one if counts[w] == 1 else many}" for w, one, many in
+                         (("agrees", "agrees", "agree"), ("disagrees", "disagrees", "disagree"),
+                          ("not measured", "not measured", "not measured")) if w in counts)
+    assert out[-1].startswith("fig2a (reduced scale): 1 figure in ")  # the folder (shortened if long)
+    assert out[-1].endswith(f"/figures; claims: {expected}")
+    # the same table where the shipped config is this run: no stamp, claims at the paper's scale
+    real = scale.composed
+
+    def as_run(name, overrides=()):
+        return {**real(name, overrides), "trials": 2, "T": [1500, 3000]}
+
+    monkeypatch.setattr(scale, "composed", as_run)
+    import matplotlib.pyplot as plt
+
+    for n in plt.get_fignums():
+        plt.figure(n).clear()
+    figures.main(["--results", str(tmp_path)])
+    fig = [f for f in kept().values() if f.axes][0]
+    assert fig._suptitle is None
+    assert (pd.read_csv(tmp_path / "claims.csv")["scale"] == "paper").all()
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("fig2a: 1 figure in ")
+
+
+def test_summary_counts_group_the_verdicts():
+    from bandits.experiments.figures.stage import verdict_counts
+
+    words = ["agrees", "agrees", "disagrees: ours higher", "exceeds bound", "below bound", "below bound",
+             "not measured", "odd"]
+    assert verdict_counts(words) == ("2 agree, 1 disagrees, 1 exceeds its bound, 2 below their bound, "
+                                     "1 not measured, 1 odd")
+
+
+def test_old_claims_without_a_scale_column_are_paper(tmp_path):
+    from bandits.experiments import docs
+
+    pd.DataFrame([{"claim": "x", "figure": "fig9", "measured": 1, "expected": 1, "verdict": "agrees",
+                   "source": "simulation", "code": ""}]).to_csv(tmp_path / "claims.csv", index=False)
+    assert docs.Inputs(tmp_path, tmp_path).claims()["scale"].tolist() == ["paper"]
+    figures.write_claims(tmp_path, [{"claim": "y", "figure": "fig2a", "measured": 0, "expected": 0,
+                                     "verdict": "agrees", "scale": "reduced scale: 2 of 50 trials"}])
+    table = pd.read_csv(tmp_path / "claims.csv").set_index("figure")
+    assert table.loc["fig9", "scale"] == "paper" and table.loc["fig2a", "scale"] == "reduced scale: 2 of 50 trials"
+
+
+def test_a_highlight_absent_from_a_figure_dims_nothing():
+    import matplotlib.pyplot as plt
+
+    data = figures.with_slopes(figures.regret_by_T(group_rows(["bob", "sw_ucb_obl"])), {})
+    fig, ax = plt.subplots()
+    figures.plot_loglog(ax, data, {}, highlight="my_policy")
+    assert {line.get_alpha() for line in ax.lines if line.get_marker() not in (None, "None", "")} == {1.0}
+    plt.close(fig)

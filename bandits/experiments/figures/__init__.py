@@ -1,19 +1,36 @@
 """Plot stage: figures, the data behind them, and the claims table.
 
-``python -m bandits.experiments.figures [--results DIR]`` reads every ``DIR/tables/*.parquet``
-and writes
+``python -m bandits.experiments.figures [--results DIR] [--highlight LABEL[,LABEL]]`` reads
+every ``DIR/tables/*.parquet`` and writes
 
 * ``DIR/figures/<fig>.png`` and ``.pdf``, and ``DIR/figures/<fig>.csv`` (the exact
   numbers plotted);
 * ``DIR/claims.csv``: one row per claim of the paper that a figure checks
-  (claim, figure, measured, expected, verdict, source, code). Rows of figures not
+  (claim, figure, measured, expected, verdict, source, code, scale). Rows of figures not
   re-plotted are kept, so later experiments add to the same file.
+
+It ends with one line per experiment: how many figures it wrote and where, and how many
+of its claims agree, disagree, exceed their bound ... (``stage.summary_lines``).
+
+Readable figures (``common``'s docstring): every curve its own colour and marker (up to
+20 distinct), line style and legend heading by what the algorithm is told (knows B_T,
+knows Upsilon_T, told nothing, oracle), ``--highlight`` (or DRIFT_BANDITS_HIGHLIGHT)
+curves thicker and on top, log-axis bands clipped above zero, sparse log tick labels,
+integer ticks on count axes, the reported change points on figures against t.
+
+Reduced runs. Each table's run is compared with its experiment's shipped config
+(``scale``: trials, horizons, seed, algorithms, settings); a table that differs gets a
+banner on every figure drawn from it ("reduced scale: 2 of 50 trials, T x0.1 - not the
+paper's figure") and its claims rows that text in ``scale`` ("paper" otherwise, also for
+rows of an older claims.csv without the column). Ad-hoc tables are not compared.
 
 Who draws what. Each paper module (``fig2``, ``piecewise``, ``fig5``, ``ctx_baselines``,
 ``ada``, ``extensions``) lists the tables it owns in ``TABLES`` (names or shell-style
 patterns) and has one function ``draw(tables, out_dir) -> claims rows``, given those of
 its tables that exist; the modules are registered in ``stage.PAPER_MODULES``. Every
-other table gets the generic figures of ``generic`` (no claims). Curves, legends and
+other table gets the generic figures of ``generic`` (no claims; one set per environment
+configuration the table holds, titled with the environment and the settings that tell it
+apart). Curves, legends and
 claims are per configuration: a row's ``label``, or its ``algo`` where there is no
 label (paper CSVs name that column ``algo``, as before).
 

@@ -25,12 +25,15 @@ import pandas as pd
 from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, skip, slope_claim, slope_verdict, verdict
 from bandits.experiments.figures.common import (
     LABELS,
-    band_line,
+    band_footer,
     code_versions,
+    draw_curves,
+    grouped_legend,
+    integer_axis,
+    knowledge_groups,
     loglog_figure,
     notice,
     save_figure,
-    trials_text,
 )
 from bandits.experiments.summary import t_interval
 
@@ -113,6 +116,7 @@ def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
         notice("ctx_timeline", f"ctx_switch has no {ADA} trial with events at its largest T")
         return
     row = pick.sort_values("trial").iloc[0]
+    code_versions(pick, "ctx_timeline")
     ev, T = events(row), int(row["T"])
     replays, blocks, restarts = ev.get("replays", []), ev.get("blocks", []), ev.get("restarts", [])
     changes = json.loads(row["env_info"]).get("change_points", [])
@@ -137,10 +141,12 @@ def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
     ax.plot([], [], color="gray", ls=":", label="block boundary")
     ax.set_xlabel("t")
     ax.set_ylabel("|M_t|  (replays below 0, by m)")
+    integer_axis(ax, "both")  # rounds and numbers of replays are counts
+    ax.set_yticks([tick for tick in ax.get_yticks() if 0 <= tick <= max(level.max(), 1) + 0.5])
     ax.set_title(f"Ada-ILTCB+ timeline, one trial (ctx_switch, T = {T}, trial {int(row['trial'])})", fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     save_figure(fig, pd.DataFrame({"t": np.arange(T), "replays_in_progress": level}), out_dir, "ctx_timeline",
-                "events stored with the trial (results/tables/ctx_switch.parquet)")
+                "events stored with the trial (tables/ctx_switch.parquet)")
 
 
 def detection_delay(row, change: int) -> tuple[float, bool]:
@@ -168,16 +174,16 @@ def detection_delays(tables: dict, out_dir: Path) -> list[dict]:
                         "ci_high": hi, "detected_share": float(g["detected"].mean())})
     summary = pd.DataFrame(summary)
     fig, ax = plt.subplots(figsize=(6.0, 4.2))
-    for algo, g in summary.groupby("algo"):
-        g = g.sort_values("shift")
-        band_line(ax, g["shift"], g["mean_delay"], g["ci_low"], g["ci_high"], marker="o", label=LABELS.get(algo, algo))
+    rows = pd.concat(tables.values(), ignore_index=True)
+    entries = draw_curves(ax, summary, "algo", "shift", "mean_delay", "ci_low", "ci_high",
+                          groups=knowledge_groups(rows))
     ax.set_xlabel("size of the change (shift towards a fresh theta)")
     ax.set_ylabel("detection delay (rounds; T - change if never detected)")
     ax.set_title("C3: detection delay after one switch at T/2", fontsize=10)
-    ax.legend(fontsize=8)
+    grouped_legend(ax, entries)
     ax.grid(True, alpha=0.3)
-    save_figure(fig, summary, out_dir, "ctx_delay", f"bands: 95% t-interval over {trials_text(summary['trials'])}; "
-                "undetected changes count T - change")
+    save_figure(fig, summary, out_dir, "ctx_delay", band_footer(ax, summary["trials"], "undetected changes count "
+                                                                "T - change"))
     claims = [row for master in MASTERS if master in set(summary["algo"]) for row in master_delays(summary, master)]
     small = summary[summary["shift"] == summary["shift"].min()].set_index("algo")
     if not have("ctx_delay", small.index, [ADA, "ada_iltcb_plus_noreplay"]):

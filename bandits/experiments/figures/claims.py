@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from bandits.experiments.figures.common import LINE_WIDTH, VERSIONS, measured_slope, notice
+from bandits.experiments.figures.common import LINE_WIDTH, SCALES, VERSIONS, measured_slope, notice
 
-CLAIM_COLUMNS = ["claim", "figure", "measured", "expected", "verdict", "source", "code"]
+CLAIM_COLUMNS = ["claim", "figure", "measured", "expected", "verdict", "source", "code", "scale"]
+PAPER_SCALE = "paper"  # the scale of a claim made from its experiment's shipped run
 
 # Tolerances fixed before looking at any result (README, "Claims"): a fitted slope
 # "matches" theory within +-0.1; "about 20%" means a ratio in [0.1, 0.3].
@@ -72,9 +73,13 @@ def report_skipped() -> None:
 def write_claims(results: Path, new: list[dict], replotted=()) -> pd.DataFrame:
     """Replace the rows of the re-plotted figures (those of ``new`` and the names in
     ``replotted``) in claims.csv, keep the others. ``source`` says where the numbers
-    come from: simulation, the synthetic surrogate, or the real CPRM-12-001 data."""
+    come from: simulation, the synthetic surrogate, or the real CPRM-12-001 data;
+    ``scale`` whether they come from the experiment's shipped run ("paper") or from a
+    reduced or changed one (its description, the stage's scale check; rows of a file
+    written before the column existed are "paper")."""
     path = results / "claims.csv"
-    new = [{**row, "source": row.get("source", "simulation"), "code": VERSIONS.get(row["figure"], "")} for row in new]
+    new = [{**row, "source": row.get("source", "simulation"), "code": VERSIONS.get(row["figure"], ""),
+            "scale": row.get("scale") or SCALES.get(row["figure"]) or PAPER_SCALE} for row in new]
     new_df = pd.DataFrame(new, columns=CLAIM_COLUMNS)
     if path.exists():
         old = pd.read_csv(path)
@@ -82,6 +87,7 @@ def write_claims(results: Path, new: list[dict], replotted=()) -> pd.DataFrame:
             old["source"] = "simulation"
         if "code" not in old.columns:
             old["code"] = ""
+        old["scale"] = old["scale"].fillna(PAPER_SCALE) if "scale" in old.columns else PAPER_SCALE
         old = old[~old["figure"].isin(set(new_df["figure"]) | set(replotted))]
         new_df = pd.concat([old, new_df], ignore_index=True)
     new_df = new_df.sort_values("figure", kind="stable").reset_index(drop=True)
@@ -104,6 +110,8 @@ def format_claims(table: pd.DataFrame, width: int = LINE_WIDTH) -> str:
         detail = f"measured {row.measured}; expected {row.expected}"
         if pd.notna(row.source) and row.source != "simulation":
             detail += f"; source {row.source}"
+        if pd.notna(row.scale) and row.scale != PAPER_SCALE:
+            detail += f"; {str(row.scale).split(':')[0]}"  # "reduced scale" (claims.csv has the details)
         body = textwrap.wrap(str(row.claim), text_w) + textwrap.wrap(detail, text_w, initial_indent="  ",
                                                                       subsequent_indent="  ")
         lines.append(f"{str(row.figure)[:fig_w]:<{fig_w}}  {str(row.verdict)[:verdict_w]:<{verdict_w}}  {body[0]}")

@@ -17,12 +17,15 @@ import pandas as pd
 from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
 from bandits.experiments.figures.common import (
     LABELS,
+    Entry,
+    band_footer,
     code_versions,
+    grouped_legend,
+    knowledge_groups,
     loglog_figure,
     plot_loglog,
     regret_by_T,
     save_figure,
-    trials_text,
     with_slopes,
 )
 
@@ -61,9 +64,9 @@ def lower_bound(rows: pd.DataFrame, out_dir: Path) -> list[dict]:
     data = with_slopes(regret_by_T(rows), {})
     curve = rows.groupby("T")["env_info"].first().map(lambda s: json.loads(s)["lower_bound_curve"])
     fig, ax = plt.subplots(figsize=(6.0, 4.4))
-    plot_loglog(ax, data, {})
-    ax.plot(curve.index, curve.values, "k--", lw=1, label="d^(2/3) B_T^(1/3) T^(2/3) (constant 1)")
-    ax.legend(fontsize=8)
+    entries = plot_loglog(ax, data, {}, groups=knowledge_groups(rows))
+    line, = ax.plot(curve.index, curve.values, "k--", lw=1, label="d^(2/3) B_T^(1/3) T^(2/3) (constant 1)")
+    grouped_legend(ax, [*entries, Entry(line, line.get_label())], fontsize=8, loc="upper left")
     ax.set_title("Lower-bound instance (hedging §4): d = 5, B_T = 1", fontsize=10)
     claims = [slope_claim(f"{LABELS.get(algo, algo)} cannot beat the Omega(d^(2/3) B_T^(1/3) T^(2/3)) rate "
                           "(fitted slope)", "lower_bound", d, f">= 2/3 - {SLOPE_TOLERANCE}",
@@ -72,5 +75,5 @@ def lower_bound(rows: pd.DataFrame, out_dir: Path) -> list[dict]:
     data = data.drop(columns=["fitted_slope", "theory_slope"])  # the CSV's columns as before
     data["lower_bound_curve"] = data["T"].map(curve)
     data["code"] = code_versions(rows, "lower_bound")
-    save_figure(fig, data, out_dir, "lower_bound", f"bands: 95% t-interval over {trials_text(data['trials'])}")
+    save_figure(fig, data, out_dir, "lower_bound", band_footer(ax, data["trials"]))
     return claims

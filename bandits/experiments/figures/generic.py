@@ -1,5 +1,13 @@
 """Generic figures for any table no paper module owns (a user's own runs or sweeps,
-e.g. ``adhoc``), named after the table; one curve per configuration label:
+e.g. ``adhoc``), named after the table; one curve per configuration label.
+
+A table may hold several problems (runs of different environments, or of one environment
+with different parameters, into one table): each environment configuration (the ``env``
+column and the ``env_params`` JSON) gets figures of its own, named ``<table>_<problem>``
+(just ``<table>`` when the table holds one problem) and titled with the environment's name
+and, in brackets, the parameters that tell it apart from the table's other configurations
+of that environment, as the labels do (:mod:`bandits.experiments.labels`). Within a problem
+the curves are labelled afresh among its own rows (no bracket naming the environment).
 
 * several horizons T: mean final dynamic regret against T, log-log, 95% bands, with the
   fitted slope in the legend where the slope rule measures one (``<table>``);
@@ -9,7 +17,9 @@ e.g. ``adhoc``), named after the table; one curve per configuration label:
   (algo_params without "derived", and env_params as ``env.<name>``) differ in exactly one
   scalar numeric parameter, also the mean final regret (95% band) at the largest T they
   all have against that parameter, one curve per algo (``<table>_sweep_<param>``); the
-  x-axis is logarithmic when the values are positive and span more than 10x.
+  x-axis is logarithmic when the values are positive and span more than 10x. Sweeps
+  compare configurations of one environment (by name) only; a sweep of an environment
+  parameter is one such sweep.
 
 Each figure's CSV holds the numbers plotted. Generic tables make no claims.
 """
@@ -20,6 +30,7 @@ import json
 import math
 import numbers
 import re
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -27,33 +38,94 @@ import pandas as pd
 
 from bandits.experiments.figures.common import (
     LABELS,
-    band_line,
+    band_footer,
     code_versions,
     curve_figure,
+    draw_curves,
+    grouped_legend,
+    knowledge_groups,
+    log_axis,
     loglog_figure,
     notice,
     regret_by_T,
     save_figure,
-    trials_text,
 )
+from bandits.experiments.labels import _flatten, _text, assign_labels
 
 LOG_SPAN = 10.0  # a sweep's x-axis is logarithmic when its positive values span more than this factor
 
 
-def draw(tables: dict, out_dir: Path) -> list[dict]:
+def draw(tables: dict, out_dir: Path, highlight=None) -> list[dict]:
     for name, rows in tables.items():
-        regret_figure(name, rows, out_dir)
-        for param, values in sweeps(name, rows).items():
-            sweep_figure(name, param, values, rows, out_dir)
+        problems = problem_configurations(rows)
+        for suffix, problem, mine in problems:
+            regret_figure(name if len(problems) == 1 else f"{name}_{suffix}", problem, mine, out_dir, highlight,
+                          table=name)
+        by_env = list(rows.groupby(_env_names(rows), sort=True))
+        for env, mine in by_env:
+            fig_base = name if len(by_env) == 1 else f"{name}_{_safe(env)}"
+            for param, values in sweeps(name, mine).items():
+                sweep_figure(fig_base, param, values, mine, out_dir, env, highlight)
     return []
 
 
-def regret_figure(name: str, rows: pd.DataFrame, out_dir: Path) -> pd.DataFrame:
+def regret_figure(name: str, problem: str, rows: pd.DataFrame, out_dir: Path, highlight=None,
+                  table: str | None = None) -> pd.DataFrame:
+    """Figure ``name``: regret against T (several horizons) or against t (one), titled with
+    the table's name and the problem."""
     horizons = sorted(rows["T"].unique())
+    head = f"{table or name}: {problem}"
     if len(horizons) > 1:
-        return loglog_figure(rows, name, f"{name}: dynamic regret against T", {}, out_dir, key="label")
+        return loglog_figure(rows, name, _wrap(f"{head}: dynamic regret against T"), {}, out_dir, key="label",
+                             highlight=highlight)
     return curve_figure(rows, name, "regret_curve", "dynamic regret (mean over trials)",
-                        f"{name}: dynamic regret against t (T = {horizons[0]})", out_dir, [], key="label")
+                        _wrap(f"{head}: dynamic regret against t (T = {horizons[0]})"), out_dir, [], key="label",
+                        highlight=highlight)
+
+
+# ----------------------------------------------------------------------------- problems
+
+def _env_names(rows: pd.DataFrame) -> pd.Series:
+    return rows["env"].fillna("environment").astype(str) if "env" in rows.columns \
+        else pd.Series("environment", index=rows.index)
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text.replace("=", "-")).strip("_")
+
+
+def _wrap(title: str, width: int = 90) -> str:
+    return "\n".join(textwrap.wrap(title, width)) if len(title) > width else title
+
+
+def problem_configurations(rows: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    """(file suffix, title text, rows) per environment configuration of ``rows``: the
+    environment's name and, in brackets, the parameters in which it differs from the other
+    configurations of that environment in the table. The rows of each problem are
+    relabelled among themselves when the table holds several."""
+    env_params = rows["env_params"] if "env_params" in rows.columns else pd.Series(None, index=rows.index)
+    names = _env_names(rows)
+    keys = names + "|" + env_params.map(lambda p: _canonical(_json_dict(p)))
+    configs = {}
+    for key, name, params in zip(keys, names, env_params, strict=True):
+        if key not in configs:
+            flat: dict = {}
+            _flatten({k: v for k, v in _json_dict(params).items() if k not in ("name", "label")}, "", flat)
+            configs[key] = (name, flat)
+    if len(configs) == 1:
+        ((name, _),) = configs.values()
+        return [("", name, rows)]
+    out = []
+    for key, (name, flat) in sorted(configs.items()):
+        same = [f for n, f in configs.values() if n == name]
+        varying = sorted(k for k in {k for f in same for k in f}
+                         if len({_canonical(f.get(k)) for f in same}) > 1)
+        shown = ",".join(f"{k}={_text(flat.get(k), exact=False)}" for k in varying)
+        mine = rows[keys == key]
+        if {"algo", "env", "algo_params"} <= set(mine.columns):
+            mine = mine.assign(label=assign_labels(mine))
+        out.append((_safe(name + ("_" + shown if shown else "")), name + (f"[{shown}]" if shown else ""), mine))
+    return out
 
 
 # ----------------------------------------------------------------------------- sweeps
@@ -111,7 +183,8 @@ def sweep_points(rows: pd.DataFrame, values: pd.Series) -> pd.DataFrame | None:
     return points[["algo", "value", "label", "T", "trials", "mean_regret", "ci_low", "ci_high"]]
 
 
-def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, out_dir: Path) -> pd.DataFrame:
+def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, out_dir: Path, env: str = "",
+                 highlight=None) -> pd.DataFrame:
     fig_name = f"{name}_sweep_{re.sub(r'[^A-Za-z0-9_.-]', '_', param)}"
     data = []
     for algo, values in by_algo.items():
@@ -126,15 +199,17 @@ def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, out_d
     data.insert(1, "parameter", param)
     data["code"] = code_versions(rows[rows["label"].isin(data["label"])], fig_name)
     fig, ax = plt.subplots(figsize=(6.0, 4.4))
-    for algo, d in data.groupby("algo"):
-        band_line(ax, d["value"], d["mean_regret"], d["ci_low"], d["ci_high"], marker="o", ms=4,
-                  label=f"{LABELS.get(algo, algo)} (T = {d['T'].iloc[0]})")
     values = data["value"]
     if (values > 0).all() and values.max() > LOG_SPAN * values.min():
-        ax.set_xscale("log")
+        log_axis(ax, "x")
+    groups = knowledge_groups(rows.assign(label=rows["algo"]))  # one curve per algo
+    horizon = data.groupby("algo")["T"].first()
+    entries = draw_curves(ax, data.assign(curve=data["algo"]), "curve", "value", "mean_regret", "ci_low", "ci_high",
+                          groups=groups, highlight=highlight,
+                          text=lambda algo, d: f"{LABELS.get(algo, algo)} (T = {horizon[algo]})")
     ax.set_xlabel(param)
     ax.set_ylabel("dynamic regret at T (mean over trials)")
-    ax.set_title(f"{name}: final regret against {param}", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_title(_wrap(f"{name}: {env + ': ' if env else ''}final regret against {param}", 70), fontsize=10)
+    grouped_legend(ax, entries)
     ax.grid(True, which="both", alpha=0.3)
-    return save_figure(fig, data, out_dir, fig_name, f"bands: 95% t-interval over {trials_text(data['trials'])}")
+    return save_figure(fig, data, out_dir, fig_name, band_footer(ax, data["trials"]))

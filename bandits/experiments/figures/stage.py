@@ -1,10 +1,18 @@
-"""The plot stage: read every table under ``<results>/tables``, hand the tables a paper
-module owns to that module and every other table to the generic figure, each run
-guarded so that one failure costs only its own figures; then write and print claims."""
+"""The plot stage: read every table under ``<results>/tables``, check each table's run
+against its experiment's shipped config (:mod:`scale`), hand the tables a paper module
+owns to that module and every other table to the generic figure, each run guarded so
+that one failure costs only its own figures; then write and print claims, and end with
+one line per experiment: where its figures went and how its claims came out.
+
+``--highlight LABEL[,LABEL]`` (or the environment variable DRIFT_BANDITS_HIGHLIGHT) draws
+those configurations (by label, algorithm key or display name) thicker and on top in
+every figure that has them."""
 
 from __future__ import annotations
 
 import argparse
+import os
+from collections import Counter
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -23,6 +31,7 @@ from bandits.experiments.figures import (
     nonstationary,
     piecewise,
     published,
+    scale,
 )
 
 # The paper modules, each owning the tables its TABLES names or patterns match (the first
@@ -59,12 +68,19 @@ def draw_guarded(module, tables: dict, out_dir: Path) -> list[dict] | None:
 
 
 def draw_all(tables: dict, out_dir: Path) -> tuple[list[dict], set]:
-    """Claims rows of the paper modules and the names of the tables they drew."""
+    """Claims rows of the paper modules and the names of the tables they drew. Each row
+    carries its run ``scale`` (the figure's, else that of the module's tables) and, for the
+    closing summary, the ``_tables`` behind it."""
     rows, drawn = [], set()
     for module in PAPER_MODULES:
         owned = {name: t for name, t in tables.items() if owner(name) is module}
         made = draw_guarded(module, owned, out_dir) if owned else None
         if made is not None:
+            own_scale = "; ".join(sorted({s for t in owned.values() for s in t[common.SCALE_COLUMN].unique() if s}))
+            for row in made:
+                figure = row["figure"]
+                row.setdefault("scale", common.SCALES[figure] if figure in common.SCALES else own_scale)
+                row.setdefault("_tables", common.SOURCES.get(figure) or set(owned))
             rows += made
             drawn |= getattr(module, "claim_figures", set)(owned)  # the figure names its claims use
     for name, table in tables.items():
@@ -73,20 +89,83 @@ def draw_all(tables: dict, out_dir: Path) -> tuple[list[dict], set]:
     return rows, drawn
 
 
+# ----------------------------------------------------------------------------- the closing summary
+
+VERDICT_GROUPS = (("agrees", ("agrees", "agree")), ("disagrees", ("disagrees", "disagree")),
+                  ("exceeds bound", ("exceeds its bound", "exceed their bound")),
+                  ("below bound", ("below its bound", "below their bound")),
+                  ("not measured", ("not measured", "not measured")))
+
+
+def verdict_counts(verdicts) -> str:
+    """"4 agree, 1 disagrees, ..." (a verdict "disagrees: ours higher" counts as disagrees;
+    a verdict of another word is counted under its own)."""
+    counts: Counter = Counter()
+    for v in verdicts:
+        v = str(v)
+        word = next((w for w, _ in VERDICT_GROUPS if v == w or v.startswith(w + ":")), v)
+        counts[word] += 1
+    parts = []
+    for word, (one, many) in VERDICT_GROUPS:
+        if counts[word]:
+            parts.append(f"{counts[word]} {one if counts[word] == 1 else many}")
+    parts += [f"{n} {word}" for word, n in sorted(counts.items()) if word not in dict(VERDICT_GROUPS)]
+    return ", ".join(parts)
+
+
+def summary_lines(tables: dict, claim_rows: list[dict], out_dir: Path) -> list[str]:
+    """One line per experiment drawn: its figures (how many, where) and its claims by verdict."""
+    experiment = {name: scale.experiment_of(name) for name in tables}
+    reduced = {experiment[n] for n, t in tables.items() if t[common.SCALE_COLUMN].astype(bool).any()}
+    figures: dict = {}
+    for fig, folder in common.WRITTEN.items():
+        for table in common.SOURCES.get(fig, ()):
+            if table in experiment:
+                figures.setdefault(experiment[table], {})[fig] = folder
+    verdicts: dict = {}
+    for row in claim_rows:
+        for name in {experiment.get(t, t) for t in row.get("_tables", ())}:
+            verdicts.setdefault(name, []).append(row["verdict"])
+    lines = []
+    for name in sorted(set(experiment.values())):
+        made = figures.get(name, {})
+        folders = sorted({str(f) for f in made.values()}) or [str(out_dir)]
+        claims_text = f"claims: {verdict_counts(verdicts[name])}" if name in verdicts else "no claims"
+        head = f"{name}{' (reduced scale)' if name in reduced else ''}: {len(made)} figure{'s' * (len(made) != 1)}"
+        line = f"{head} in {', '.join(folders)}; {claims_text}"
+        if len(line) > common.LINE_WIDTH:  # a long folder path: its last two parts
+            short = ", ".join(".../" + common.shown(Path(f), parts=2) for f in folders)
+            line = f"{head} in {short}; {claims_text}"
+        lines.append(line)
+    return lines
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="drift-bandits plots",
                                      description="Plot stage: figures, the data behind them, and the claims table.")
     parser.add_argument("--results", default="outputs", type=Path,
                         help="results folder to read tables from and write figures to (default: outputs)")
+    parser.add_argument("--highlight", default=None, metavar="LABEL[,LABEL]",
+                        help="draw these configurations (label, algorithm key or display name) thicker and on top; "
+                             f"default: the environment variable {common.HIGHLIGHT_ENV}")
     args = parser.parse_args(argv)
-    common.VERSIONS.clear()
-    claims.SKIPPED.clear()
+    for record in (common.VERSIONS, common.SCALES, common.SOURCES, common.WRITTEN, claims.SKIPPED):
+        record.clear()
+    chosen = args.highlight if args.highlight is not None else os.environ.get(common.HIGHLIGHT_ENV)
+    common.HIGHLIGHT[:] = common.parse_highlight(chosen)
     tables = read_tables(args.results)
     if not tables:
         return
     for name, rows in tables.items():
         common.report_gaps(name, rows)
-    rows, drawn = draw_all(tables, args.results / "figures")
+    tables = {name: rows.assign(**{common.TABLE_COLUMN: name, common.SCALE_COLUMN: scale.run_scale(name, rows)})
+              for name, rows in tables.items()}
+    for name, rows in tables.items():
+        common.record_sources(rows, name)  # the figure name of the table's own claims
+    out_dir = args.results / "figures"
+    rows, drawn = draw_all(tables, out_dir)
     claims.report_skipped()
     table = claims.write_claims(args.results, rows, drawn)
     print(claims.format_claims(table))
+    for line in summary_lines(tables, rows, out_dir):
+        print(line)
