@@ -117,7 +117,9 @@ def test_a_sweep_ends_with_one_combined_summary_and_one_figure(tmp_path):
     for label in ("ucb1[env.n_changes=1]", "ucb1[env.n_changes=2]", "kl_ucb[env.n_changes=1]",
                   "kl_ucb[env.n_changes=2]"):
         assert label in tail
-    assert (tmp_path / "out" / "figures" / "sweep.png").is_file()
+    figure = re.search(r"^figure: (\S+\.png)$", out, flags=re.M)
+    assert figure and Path(figure.group(1)).is_file(), out  # one figure: regret against the swept setting
+    assert "n_changes" in figure.group(1)
 
 
 def test_help_starts_with_the_tools_own_description():

@@ -325,7 +325,7 @@ def sweep_summary(jobs: list) -> None:
     folder as ``figures/sweep.png``."""
     import pandas as pd
 
-    from bandits.experiments.figures import common, generic
+    from bandits.experiments.figures import common
     from bandits.experiments.labels import assign_labels
     from bandits.experiments.summary import summary_text
 
@@ -337,11 +337,31 @@ def sweep_summary(jobs: list) -> None:
     out = jobs[0][0] / "figures"
     out.mkdir(parents=True, exist_ok=True)
     try:
-        generic.draw({"sweep": rows}, out)
+        names = sweep_figure(rows, out)
     except Exception as exc:  # noqa: BLE001 -- the sweep ran; only its figure failed
         common.notice("sweep", f"figure failed ({common.one_line(exc)})", "the summary above stands")
         return
-    print(f"figure: {out / 'sweep.png'}")
+    print(f"figure{'s' if len(names) > 1 else ''}: {', '.join(str(out / f'{n}.png') for n in names)}")
+
+
+def sweep_figure(rows, out: Path) -> list[str]:
+    """The sweep's figure: its final regret against the swept parameter when the jobs vary one
+    setting of one environment (``sweep.png``), else its regret figure, one per problem."""
+    from bandits.experiments.figures import generic
+
+    problems = generic.problem_configurations(rows)
+    envs = rows["env"].nunique() if "env" in rows else 1
+    swept = generic.sweeps("sweep", rows) if envs == 1 else {}
+    if swept:
+        param, values = next(iter(swept.items()))
+        generic.sweep_figure("sweep", param, values, rows, out, str(rows["env"].iloc[0]))
+        return [f"sweep_sweep_{re.sub(r'[^A-Za-z0-9_.-]', '_', param)}"]
+    names = []
+    for suffix, problem, mine in problems:
+        name = "sweep" if len(problems) == 1 else f"sweep_{suffix}"
+        generic.regret_figure(name, problem, mine, out, table="sweep")
+        names.append(name)
+    return names
 
 
 HELP = """\
