@@ -25,13 +25,27 @@ cells are stored and reused exactly as the CLI's are.
 
 from __future__ import annotations
 
+import numbers
+import os
 from pathlib import Path
 
 import pandas as pd
 
-from bandits.errors import ConfigError, require_int
+from bandits.algorithms.protocol import is_protocol_policy
+from bandits.errors import ConfigError
 from bandits.experiments import registry
-from bandits.experiments.runner import Setup, algorithm, build, execute, experiment_name, gather, horizons, plan
+from bandits.experiments.names import check_algo_key, file_name
+from bandits.experiments.runner import (
+    LIMITS,
+    SEED_MAX,
+    Setup,
+    algorithm,
+    build,
+    execute,
+    gather,
+    horizons,
+    plan,
+)
 from bandits.simulation import guarded
 
 
@@ -93,16 +107,91 @@ def _is_named_map(algos: dict) -> bool:
     return "_target_" not in algos and not isinstance(algos.get("name"), str)
 
 
+def _bad(argument: str, value, allowed: str) -> ConfigError:
+    return ConfigError(f"simulate({argument}={value!r}): {allowed}, got {type(value).__name__}.")
+
+
+def _flag(argument: str, value) -> bool:
+    if not isinstance(value, bool):  # "false" is a truthy string: never read as a flag
+        raise _bad(argument, value, "must be True or False")
+    return value
+
+
+def _integer(argument: str, value, minimum: int, maximum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not minimum <= value <= maximum:
+        raise _bad(argument, value, f"must be an integer from {minimum:,} to {maximum:,}")
+    return int(value)
+
+
+def _horizons(value) -> list:
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not values:
+        raise _bad("T", value, f"must be a horizon or a non-empty list of them (integers from 1 to {LIMITS['T']:,})")
+    Ts = [_integer("T", v, 1, LIMITS["T"]) for v in values]
+    twice = sorted({t for t in Ts if Ts.count(t) > 1})
+    if twice:
+        raise ConfigError(f"simulate(T={value!r}) lists {', '.join(map(str, twice))} more than once: each horizon is "
+                          "one set of cells (give every horizon once).")
+    return horizons(Ts)
+
+
+def _results_dir(value) -> Path | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, os.PathLike)) or not str(value).strip():
+        raise _bad("results_dir", value, "must be a folder path (str or pathlib.Path) or None (nothing is written)")
+    return Path(value)
+
+
+def _check_env(env) -> None:
+    if isinstance(env, (str, dict)):
+        return
+    if not all(callable(getattr(env, m, None)) for m in ("instance", "rewards")):
+        raise _bad("env", env, "must be an environment config name (e.g. 'sinusoid'), a config dict, or an "
+                   "environment object (with instance() and rewards())")
+
+
+def _is_policy(obj) -> bool:
+    return callable(getattr(obj, "play", None)) or is_protocol_policy(obj)
+
+
+def _check_algos(algos) -> None:
+    allowed = ("must be an algorithm config name, a config dict, a policy object (play(), or reset() / select() / "
+               "update()), a non-empty list of them, or a dict name -> one of them")
+    if algos is None or (isinstance(algos, (list, tuple, dict)) and not algos):
+        raise _bad("algos", algos, allowed)
+    if isinstance(algos, dict) and _is_named_map(algos):
+        for key, spec in algos.items():
+            check_algo_key(key)
+            if not (isinstance(spec, (str, dict)) or _is_policy(spec)):
+                raise _bad(f"algos[{key!r}]", spec, allowed.split(", a non-empty")[0])
+        return
+    for spec in (algos if isinstance(algos, (list, tuple)) else [algos]):
+        if not (isinstance(spec, (str, dict)) or _is_policy(spec)):
+            raise _bad("algos", spec, allowed)
+
+
 def simulate(env, algos, T, trials: int = 10, seed: int = 0, n_jobs: int = 1, experiment: str = "adhoc",
              results_dir: str | Path | None = None, save_actions: bool = False, overwrite: bool = False,
              progress: bool = False) -> pd.DataFrame:
     """Run ``algos`` on ``env`` for each horizon in ``T`` and ``trials`` trials from the
-    root ``seed``; return the result table (one row per algorithm, T and trial)."""
+    root ``seed``; return the result table (one row per algorithm, T and trial). Every
+    argument is checked before any work: bad input raises :class:`bandits.errors.ConfigError`
+    (a ``ValueError``) with one paragraph naming the argument and what it takes."""
+    _check_env(env)
+    _check_algos(algos)
+    Ts = _horizons(T)
+    trials = _integer("trials", trials, 1, LIMITS["trials"])
+    seed = _integer("seed", seed, 0, SEED_MAX)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or not (n_jobs == -1 or n_jobs >= 1):
+        raise _bad("n_jobs", n_jobs, "must be a positive number of workers or -1 (all cores)")
+    flags = {name: _flag(name, value) for name, value in
+             (("save_actions", save_actions), ("overwrite", overwrite), ("progress", progress))}
+    experiment = file_name("simulate(experiment)", experiment)
+    folder = _results_dir(results_dir)
     env_name, env_obj, env_cfg = _environment(env)
-    setup = Setup(experiment_name(experiment), env_name, env_obj, env_cfg, _algorithms(algos), horizons(T),
-                  require_int("trials", trials, minimum=1), require_int("seed", seed, minimum=0),
-                  require_int("n_jobs", n_jobs), save_actions, overwrite,
-                  None if results_dir is None else Path(results_dir))
+    setup = Setup(experiment, env_name, env_obj, env_cfg, _algorithms(algos), Ts, trials, seed, int(n_jobs),
+                  flags["save_actions"], flags["overwrite"], folder)
     p = plan(setup)
-    rows = execute(p, progress=progress)
+    rows = execute(p, progress=flags["progress"])
     return gather(p, rows)

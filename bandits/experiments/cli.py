@@ -133,7 +133,7 @@ def unknown_key(exc: Exception, job: list[str]) -> ConfigError | None:
 
 
 ALGO_LIST = re.compile(r"^\+?algos=\[(.*)\]$")
-ALGO_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+ALGO_UNDER = re.compile(r"^\+?algo@algos\.([^=]*)=")
 
 
 def algo_list(argv: list[str]) -> list[str]:
@@ -142,10 +142,14 @@ def algo_list(argv: list[str]) -> list[str]:
     ``custom``, for ``algos.<key>._target_=...``). Outside an experiment, an ad-hoc command
     that lists algorithms under ``algos`` (this way or with ``+algo@algos.<key>=...``) runs
     those alone: the default ``algo`` is dropped unless ``algo=...`` is given."""
+    from bandits.experiments.names import check_algo_key
     from bandits.experiments.registry import names
 
     out = []
     for a in argv:
+        under = ALGO_UNDER.match(a)
+        if under is not None:
+            check_algo_key(under.group(1))  # before Hydra reads `_global_` as a package
         m = ALGO_LIST.match(a)
         if m is None:
             out.append(a)
@@ -167,15 +171,6 @@ def algo_list(argv: list[str]) -> list[str]:
     if adhoc and under_algos and not explicit:
         out.append("~algo")
     return out
-
-
-def check_algo_key(key: str) -> None:
-    """A key under ``algos`` names the algorithm and its seed stream, and becomes part of
-    file names: letters, digits, _ and -, starting with a letter; none that Hydra treats
-    specially (``_global_``, ``_self_``, ``_here_``)."""
-    if not ALGO_KEY.match(key) or key.startswith("_") or any(w in key for w in ("_global_", "_self_", "_here_")):
-        raise ConfigError(f"{key!r} cannot name an algorithm under algos: use letters, digits, _ and -, starting "
-                          "with a letter (and not _global_, _self_ or _here_, which Hydra treats specially).")
 
 
 def static_keys(parent: str, job: list[str]) -> list[str] | None:
@@ -215,10 +210,11 @@ def jobs(argv: list[str]) -> list[list[str]]:
 def preflight(argv: list[str]) -> int:
     """Compose and validate every job of the command; raise ConfigError on the first
     problem. Returns the number of jobs."""
+    import yaml
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from bandits.experiments.registry import compose, static_pair_problem
+    from bandits.experiments.registry import compose, config_file_problem, static_pair_problem
 
     try:
         planned = jobs(argv)
@@ -228,8 +224,19 @@ def preflight(argv: list[str]) -> int:
     for job in planned:
         try:
             cfg = compose(job)
-        except (HydraException, OmegaConfBaseException) as exc:
+        except (HydraException, OmegaConfBaseException, RecursionError, yaml.YAMLError) as exc:
+            broken = config_file_problem(job)  # a broken file of your own, named with its line
+            if broken:
+                raise ConfigError(f"{broken}.") from None
+            if isinstance(exc, RecursionError):
+                raise ConfigError("the configs of this command refer to themselves without end (a defaults list or "
+                                  "a YAML alias that leads back to itself).") from None
             raise (unknown_key(exc, job) or hydra_error(exc)) from None
+        dropped = [o[1:] for o in job if o.startswith("~scenarios.")]
+        if dropped and not cfg.get("scenarios"):
+            raise ConfigError(f"every scenario of the experiment was dropped ({', '.join(dropped)}): an experiment "
+                              "with scenarios runs one table per scenario; keep at least one (drop fewer "
+                              "~scenarios.<name>).")
         problem = static_pair_problem(cfg)  # from the sources alone: no kernel imported for a quick answer
         if problem:
             raise ConfigError(problem)
@@ -290,9 +297,9 @@ def entry(argv: list[str]) -> int:
     _importable_cwd()
     multirun = [a for a in argv if a in ("-m", "--multirun")]  # Hydra wants the flag before the overrides
     argv = multirun + [a for a in argv if a not in multirun]
-    if not any(a.startswith("hydra.searchpath=") for a in argv):
-        argv = [*searchpath_override(), *argv]  # configs of your own (DRIFT_BANDITS_CONF)
     try:
+        if not any(a.startswith("hydra.searchpath=") for a in argv):
+            argv = [*searchpath_override(), *argv]  # configs of your own (DRIFT_BANDITS_CONF)
         argv = algo_list(argv)
     except ConfigError as exc:
         return report(exc, _wants_debug(argv))

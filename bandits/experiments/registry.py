@@ -21,7 +21,17 @@ EXTRA = "DRIFT_BANDITS_CONF"
 
 
 def extra_folders() -> list:
-    return [Path(p).expanduser().resolve() for p in os.environ.get(EXTRA, "").split(os.pathsep) if p.strip()]
+    """The folders of DRIFT_BANDITS_CONF; a name that is not a folder is an error (a typo would
+    otherwise be ignored without a word)."""
+    folders = [Path(p).expanduser().resolve() for p in os.environ.get(EXTRA, "").split(os.pathsep) if p.strip()]
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing:
+        from bandits.errors import ConfigError
+
+        raise ConfigError(f"{EXTRA} names {'a folder' if len(missing) == 1 else 'folders'} that "
+                          f"{'does' if len(missing) == 1 else 'do'} not exist: {', '.join(missing)}; it lists folders "
+                          f"of your own configs (algo/, env/, experiment/), separated by {os.pathsep!r}.")
+    return folders
 
 
 def searchpath_override() -> list:
@@ -49,12 +59,21 @@ def compose(overrides=()):
 
 def group_config(group: str, name: str) -> dict:
     """One config of a group (``algo`` or ``env``) as a plain dict."""
+    import yaml
+    from hydra.errors import HydraException
     from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from bandits.errors import ConfigError
 
     if name not in names(group):
-        from bandits.errors import ConfigError
         raise ConfigError(f"no {group} config named {name!r}; valid names: {', '.join(names(group))}.")
-    return OmegaConf.to_container(_composed(group, name), resolve=True)
+    try:
+        return OmegaConf.to_container(_composed(group, name), resolve=True)
+    except (HydraException, OmegaConfBaseException, RecursionError, yaml.YAMLError) as exc:
+        problem = config_file_problem([f"{group}={name}"])
+        raise ConfigError(f"{problem}." if problem else f"the {group} config {name!r} cannot be composed: "
+                          f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}.") from None
 
 
 @cache
@@ -295,3 +314,113 @@ def static_pair_problem(cfg) -> str | None:
             wrong[key or spec.get("name") or spec["_target_"].rsplit(".", 1)[-1]] = kinds
     env_name = env.get("name") or str(env.get("_target_", "env")).rsplit(".", 1)[-1]
     return pair_message(wrong, env_name, env_kinds[0]) if wrong else None
+
+
+# ----------------------------------------------------------------------------- broken config files
+
+def yaml_problem(path: Path) -> str | None:
+    """What is wrong with one config file, as a sentence naming the file and the line, or None:
+    a YAML syntax error, a tag that would construct a Python object (refused, never executed),
+    an alias that refers to the node that contains it, or a defaults list that leads back to
+    the file itself."""
+    import yaml
+
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{path} cannot be read ({type(exc).__name__}: {exc})"
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        node = yaml.compose(text, Loader=loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        return f"{path}{where} is not valid YAML: {exc.problem or exc.context}"
+    except yaml.YAMLError as exc:
+        return f"{path} is not valid YAML: {exc}"
+    cycle = _self_containing(node)
+    if cycle is not None:
+        return (f"{path} at line {cycle.start_mark.line + 1}: a YAML alias refers to a node that contains it "
+                "(a structure without end)")
+    try:
+        data = yaml.load(text, Loader=loader)
+    except yaml.constructor.ConstructorError as exc:
+        mark = exc.problem_mark
+        where = f" at line {mark.line + 1}" if mark else ""
+        return (f"{path}{where} uses a YAML tag that is not plain data ({exc.problem}); configs hold plain values "
+                "only (tags that construct Python objects are refused, never run)")
+    except yaml.YAMLError as exc:
+        return f"{path} is not valid YAML: {exc}"
+    group, name = path.parent.name, path.stem
+    if isinstance(data, dict) and group in ("algo", "env"):
+        chain = _defaults_cycle(group, name, ())
+        if chain:
+            return (f"{path}: its defaults list leads back to itself ({' -> '.join(f'{group}/{c}' for c in chain)}); "
+                    "a config may start from another one, not from itself")
+    return None
+
+
+def _self_containing(node, path=None):
+    """The first YAML node reachable from itself (an alias cycle), or None."""
+    import yaml
+
+    stack = [(node, ())]
+    while stack:
+        current, seen = stack.pop()
+        if any(current is s for s in seen):
+            return current
+        if isinstance(current, yaml.SequenceNode):
+            children = current.value
+        elif isinstance(current, yaml.MappingNode):
+            children = [v for pair in current.value for v in pair]
+        else:
+            continue
+        stack.extend((child, (*seen, current)) for child in children)
+    return None
+
+
+def _defaults_cycle(group: str, name: str, seen: tuple) -> tuple | None:
+    """The chain name -> ... -> name when a config's same-group defaults lead back to one of them."""
+    import yaml
+
+    if name in seen:
+        return (*seen, name)
+    path = config_file(group, name)
+    if path is None:
+        return None
+    try:
+        data = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (yaml.YAMLError, OSError, UnicodeDecodeError):
+        return None
+    for entry in (data.get("defaults") or []) if isinstance(data, dict) else []:
+        if isinstance(entry, str) and entry != "_self_" and not entry.startswith("/"):
+            found = _defaults_cycle(group, entry, (*seen, name))
+            if found:
+                return found
+    return None
+
+
+def selected_files(job: list[str]) -> list[Path]:
+    """The config files of your own folders that a job's overrides select (by group and name:
+    ``algo=x``, ``+algo@algos.k=x``, ``env=x``, ``+experiment=x``), each with its same-group
+    defaults; the package's own files are trusted."""
+    out = []
+    for override in job:
+        key, _, value = override.lstrip("+").partition("=")
+        group = key.split("@")[0]
+        if group not in ("algo", "env", "experiment") or not value:
+            continue
+        for folder in extra_folders():
+            path = folder / group / f"{value}.yaml"
+            if path.is_file():
+                out.append(path)
+    return out
+
+
+def config_file_problem(job: list[str]) -> str | None:
+    """A sentence for the first broken file of your own among those the job selects, or None."""
+    for path in selected_files(job):
+        problem = yaml_problem(path)
+        if problem:
+            return problem
+    return None

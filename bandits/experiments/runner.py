@@ -37,12 +37,12 @@ from bandits.algorithms.protocol import is_protocol_policy
 from bandits.errors import ConfigError, ReportedError, Unavailable, last_line, require_float, require_int
 from bandits.experiments import store
 from bandits.experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
+from bandits.experiments.names import NAME_MAX, check_algo_key, check_label, file_name  # noqa: F401
 from bandits.experiments.summary import summary_text, timing_text
 from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, run_cell, stream, trial_rewards
 
 log = logging.getLogger("drift_bandits")
 
-EXPERIMENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 
 # ----------------------------------------------------------------------------- building
@@ -110,6 +110,9 @@ def check_parameters(kind: str, target: str, given: list) -> None:
 def algorithm(spec: dict, name: str | None = None):
     """(name, object, spec) of one algorithm config; the name defaults to the config's
     ``name``, then to the class name."""
+    check_label("algo.label", spec.get("label"))
+    if name is not None:
+        check_algo_key(name)
     built_name, obj = build(spec, "algo")
     name = name or spec.get("name") or built_name
     return name, obj, {**spec, "name": name, "label": spec.get("label")}
@@ -160,7 +163,11 @@ def horizons(value, scale: float = 1.0) -> list:
     if not values:
         raise ConfigError("T must be a positive integer or a non-empty list of them.")
     Ts = [require_int("T", v, minimum=1, maximum=LIMITS["T"]) for v in values]
-    if scale != 1.0:
+    twice = sorted({t for t in Ts if Ts.count(t) > 1})
+    if twice:
+        raise ConfigError(f"T lists {', '.join(map(str, twice))} more than once: each horizon is one set of cells "
+                          "(give every horizon once).")
+    if scale != 1.0:  # horizons that round to one scaled horizon collapse into it
         Ts = sorted({max(1, round(T * scale)) for T in Ts})
     return Ts
 
@@ -172,11 +179,7 @@ def _bool(name, value) -> bool:
 
 
 def experiment_name(value) -> str:
-    name = str(value if value is not None else "adhoc")
-    if not EXPERIMENT_NAME.match(name):
-        raise ConfigError(f"experiment_name={name!r} names a results table: use letters, digits and _ . + - "
-                          "(starting with a letter or digit).")
-    return name
+    return file_name("experiment_name", "adhoc" if value is None else value)
 
 
 # The top-level keys of conf/config.yaml (hydra's own node aside): anything else is a typo.
@@ -209,8 +212,7 @@ def scenario_configs(cfg: DictConfig) -> list[DictConfig]:
 
     out = []
     for name in scenarios:
-        if not EXPERIMENT_NAME.match(str(name)):
-            raise ConfigError(f"scenario name {name!r} names a results table: use letters, digits and _ . + -.")
+        file_name("scenario name", str(name))
         if not isinstance(scenarios[name], DictConfig) or "_target_" not in scenarios[name]:
             raise ConfigError(f"scenarios.{name} must be an environment config (with _target_), e.g. "
                               f"`- /env@scenarios.{name}: piecewise_bernoulli` in the experiment's defaults.")
@@ -331,9 +333,15 @@ def cell_code(*objs) -> str:
 CELL_BYTES = 40_000  # a stored cell: about 20 KB of curves and metadata, with room to spare
 
 
-def check_results_folder(results_dir: Path | None, cells: int = 0, save_actions_T: int = 0) -> None:
+MANAGED = ("runs", "tables", "hydra")  # the parts of a results folder a run writes
+
+
+def check_results_folder(results_dir: Path | None, cells: int = 0, save_actions_T: int = 0,
+                         experiment: str | None = None) -> None:
     """Before any work: the results folder is a folder (or can be made), writable, with
-    free space for the cells planned (an estimate). One paragraph if not."""
+    free space for the cells planned (an estimate), and every path the run will write (its
+    cells' folder, the tables folder and its table) is of the right kind and writable. One
+    paragraph if not."""
     if results_dir is None:
         return
     import shutil
@@ -349,11 +357,54 @@ def check_results_folder(results_dir: Path | None, cells: int = 0, save_actions_
             pass
     except OSError as exc:
         raise ConfigError(f"{where} cannot be written ({last_line(exc)}); choose a writable results_dir.") from None
+    folders = [results_dir / "runs", results_dir / "tables"]
+    if experiment is not None:
+        folders.insert(1, results_dir / "runs" / experiment)
+    for folder in folders:
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(f"{where}: {str(folder)!r} is a file, and this run writes its "
+                              f"{'cells' if folder.parent.name == 'runs' or folder.name == 'runs' else 'table'} "
+                              "into a folder of that name; move the file away or choose another results_dir.")
+        if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+            raise ConfigError(f"{where}: {str(folder)!r} cannot be written; choose a writable results_dir.")
+    if experiment is not None:
+        table = results_dir / "tables" / f"{experiment}.parquet"
+        if table.exists() and not table.is_file():
+            raise ConfigError(f"{where}: {str(table)!r} is a folder, where this run writes its table; move it away "
+                              "or choose another experiment_name or results_dir.")
     need = cells * (CELL_BYTES + 4 * save_actions_T)
     free = shutil.disk_usage(results_dir).free
     if need > free:
         raise ConfigError(f"{where}: the {cells} cells planned need about {need / 1e6:,.0f} MB and only "
                           f"{free / 1e6:,.0f} MB are free; free some space or choose another results_dir.")
+
+
+def data_paths(cfg, prefix: str = "env") -> list[tuple[str, str]]:
+    """(key, value) of every file path of an environment config: ``path`` and ``*_path`` keys
+    holding text (its input files, and a file it writes such as autoloan's surrogate)."""
+    out = []
+    for key, value in (cfg or {}).items():
+        if isinstance(value, dict):
+            out += data_paths(value, f"{prefix}.{key}")
+        elif (key == "path" or str(key).endswith("_path")) and isinstance(value, str) and value.strip():
+            out.append((f"{prefix}.{key}", value))
+    return out
+
+
+def check_inputs_apart(setup: Setup) -> None:
+    """Inputs and outputs never overlap: a data path that lies inside the results folder's
+    managed parts (cells, tables, run logs), or resolves through links into them, is refused
+    before any work (the run would overwrite it)."""
+    if setup.results_dir is None:
+        return
+    managed = [(setup.results_dir / part).resolve() for part in MANAGED]
+    for key, value in data_paths(setup.env_cfg):
+        target = Path(value).expanduser().resolve()
+        inside = next((m for m in managed if target == m or m in target.parents), None)
+        if inside is not None:
+            raise ConfigError(f"{key}={value!r} lies inside {str(inside)!r}, a part of the results folder that runs "
+                              f"write ({', '.join(f'{m}/' for m in MANAGED)}): the run could overwrite your data. "
+                              "Keep data files outside them (anywhere else, the results folder itself included).")
 
 
 def memory_limit() -> int:
@@ -392,8 +443,9 @@ def plan(setup: Setup) -> Plan:
     """Check the pairs and horizons, draw the instances, and list the cells (done / to do).
     Raises ConfigError before any work starts."""
     out = Plan(check_setup(setup))
+    check_inputs_apart(setup)
     check_results_folder(setup.results_dir, len(setup.Ts) * setup.trials * len(setup.algos),
-                         max(setup.Ts) if setup.save_actions else 0)
+                         max(setup.Ts) if setup.save_actions else 0, setup.experiment)
     for T in setup.Ts:
         inst = guarded(setup.env, "instance", f"T={T}", T, stream(setup.seed, 0, T))
         out.instances[T] = inst
