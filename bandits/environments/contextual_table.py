@@ -12,13 +12,13 @@ Sources (``source``):
   (rows x K), from ``env.path``: ``.npz`` with ``X`` and ``y`` (or ``Y``), or ``.csv`` /
   ``.parquet`` with context columns and a label column (or 0/1 columns, one per arm).
   Arm = label (the bake-off conversion of Bietti, Agarwal & Langford): arm a pays
-  B[t, a] = 1{y_t = a} (multi-label: Y[t, a]). Labels that are numbers are class
-  indices 0..K-1, as they are: K = ``env.K`` if set, else max(y) + 1. Labels that are
-  text (a CSV column of names, a Parquet string or categorical column, an ``.npz``
-  ``y`` of strings) are mapped to arms by the sorted set of the values that occur in
-  the file (arm 0 = the first in code-point order, and so on), never by what they
-  spell: K = ``env.K`` if set (at least the number of labels: the extra arms never
-  pay), else the number of labels. Multi-label: K = the columns of Y.
+  B[t, a] = 1{y_t = a} (multi-label: Y[t, a]). Labels (integers, or text: a CSV column
+  of names, a Parquet string or categorical column, an ``.npz`` ``y`` of strings) are
+  mapped to arms by the sorted set of the values that occur in the file (arm 0 = the
+  smallest, or the first in code-point order, and so on), never by their magnitude or
+  what they spell: K = ``env.K`` if set (at least the number of labels: the extra arms
+  never pay), else the number of labels, so a label 999999 is one more arm, not a
+  million (labels 0..K-1 that all occur keep their arms). Multi-label: K = the columns of Y.
 * ``river``: the same supervised conversion on ``bandits.environments.river_data.load(
   dataset, rows, rng)``, which returns {"X": (rows, d) float, "y": (rows,) int or "Y":
   (rows, K) 0/1, optionally "change_points": [int] (the stream's own drifts, rows of the
@@ -181,7 +181,8 @@ def _targets(names: list, where: str, source: str, given: dict) -> tuple[str, li
     return name, cols
 
 
-def _read(path: Path, where: str, source: str, max_cells: float, given: dict | None = None):
+def _read(path: Path, where: str, source: str, max_cells: float, given: dict | None = None,
+          max_columns: int = files.MAX_COLUMNS):
     """X, (the name of, the array of) the reward target (R, C, y or Y), and what was read
     (the columns of a .csv / .parquet file). ``given`` holds the keys of NAME_KEYS that
     were set."""
@@ -236,7 +237,7 @@ def _read(path: Path, where: str, source: str, max_cells: float, given: dict | N
         return files.Pick(numbers=xs + ([] if name == "y" else cols), labels=cols if name == "y" else [],
                           optional=optional, hints={c: FEATURE_HINT for c in xs + optional})
 
-    frame = read_columns(path, where, pick, max_cells)
+    frame = read_columns(path, where, pick, max_cells, max_columns)
     xs = chosen["X"] or frame.optional
     if not xs:
         raise ConfigError(f"{where} has no numeric column to use as context features: its columns other than the "
@@ -260,28 +261,42 @@ def _role(name: str) -> str:
 
 
 def encode_labels(target: np.ndarray, where: str, column: str, K: int | None):
-    """(class indices, labels) of a label column. Numbers are class indices, as they are
-    (labels None); text labels (class names) map to arms 0..n-1 by the sorted set of the
-    values that occur, never by what they spell (labels: arm -> name)."""
+    """(class indices, labels) of a label column: the labels that occur map to arms 0..n-1 in
+    sorted order (labels: arm -> label), never by their magnitude or what they spell, so that
+    the number of arms comes from the file's values (a label 999999 is one more arm, not a
+    million). Numbers must be integers; text labels are class names."""
     if target.dtype != object:
-        return target, None
+        files.check_values(target, column, where, np.inf, axes=("row",))
+        frac = target != np.round(target)
+        if frac.any():
+            i = int(np.flatnonzero(frac)[0])
+            raise ConfigError(f"{where}: {column} must be integers or text (class labels), row {i} holds "
+                              f"{target[i]:g}.")
+        labels, codes = np.unique(target.astype(np.int64), return_inverse=True)
+        _check_arms(K, labels, where, column)
+        return codes.astype(np.float64), [int(v) for v in labels]
     values = np.asarray([str(v) for v in target])
     empty = values == ""
     if empty.any():
         raise ConfigError(f"{where}: {column}, row {int(np.flatnonzero(empty)[0])} has no value (an empty label); "
                           "fill it in or drop the row.")
     labels, codes = np.unique(values, return_inverse=True)
+    _check_arms(K, labels, where, column)
+    return codes.astype(np.float64), labels.tolist()
+
+
+def _check_arms(K, labels, where: str, column: str) -> None:
     if K is not None and int(K) < len(labels):
         shown = ", ".join(map(repr, labels[:10].tolist())) + (", ..." if len(labels) > 10 else "")
         raise ConfigError(f"{where}: env.K={K} arms, but {column} holds {len(labels)} distinct labels ({shown}); "
                           f"one arm per label: set env.K >= {len(labels)} or leave it unset.")
-    return codes.astype(np.float64), labels.tolist()
 
 
 def check_data(X, name: str, target, where: str, max_abs: float, K: int | None = None,
-               labels: str = "labels 'y'"):
+               labels: str = "labels 'y'", max_cells: float = np.inf):
     """Shapes and values of X and the target (``labels`` names a label target in the
-    messages); returns the base reward matrix B (rows x K)."""
+    messages); returns the base reward matrix B (rows x K), its size checked against
+    ``max_cells`` before it is allocated."""
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ConfigError(f"{where}: 'X' must be a rows x d array of contexts, got shape {X.shape}.")
     files.check_values(X, "'X'", where, max_abs, axes=("row", "feature"))
@@ -318,6 +333,7 @@ def check_data(X, name: str, target, where: str, max_abs: float, K: int | None =
     if K < 2:
         raise ConfigError(f"{where}: a bandit needs K >= 2 arms (classes), found K = {K}.")
     if name == "y":
+        files.check_cells(len(target), K, where, max_cells)
         B = np.zeros((len(target), K))
         B[np.arange(len(target)), target.astype(np.int64)] = 1.0
         return B
@@ -377,7 +393,7 @@ class ContextualTable:
                  turns: float = 1.0, policy_class: str = "finite", n_policies: int = 50, n_fitted: int = 10,
                  fit: str = "slices", fit_rows: int = 500, ridge: float = 1.0,
                  max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
-                 max_cells: float = MAX_CELLS):
+                 max_cells: float = MAX_CELLS, max_columns: int = files.MAX_COLUMNS):
         self.source = source
         self.path = path
         self.dataset = dataset
@@ -399,6 +415,7 @@ class ContextualTable:
         self.max_file_mb = max_file_mb
         self.max_abs_value = max_abs_value
         self.max_cells = max_cells
+        self.max_columns = max_columns
 
     def problem_kind(self) -> str:
         return "contextual"
@@ -421,6 +438,7 @@ class ContextualTable:
         require_float("env.max_file_mb", self.max_file_mb, minimum=0.0, strict=True)
         require_float("env.max_abs_value", self.max_abs_value, minimum=0.0, strict=True)
         require_float("env.max_cells", self.max_cells, minimum=1.0)
+        require_int("env.max_columns", self.max_columns, minimum=1)
         if self.K is not None:
             require_int("env.K", self.K, minimum=2)
         if n_fit > N:
@@ -478,13 +496,13 @@ class ContextualTable:
             path = files.check_file(self.path, where, FORMATS, float(self.max_file_mb))
             where = f"contextual table {str(path)!r}"
             X, name, target, record = _read(path, where, "file" if self.source == "file" else "supervised",
-                                            float(self.max_cells), self._names())
+                                            float(self.max_cells), self._names(), int(self.max_columns))
             column = f"label column {record['label_column']!r}" if "label_column" in record else "labels 'y'"
             labels = None
             if name == "y":
                 target, labels = encode_labels(target, where, column, self.K)
             B = check_data(X, name, target, where, float(self.max_abs_value),
-                           self.K if labels is None else (self.K or len(labels)), column)
+                           self.K if labels is None else (self.K or len(labels)), column, float(self.max_cells))
             if name == "y":  # arm a pays when the label is label_map[a] (an arm no label names: None)
                 record["label_map"] = list(range(B.shape[1])) if labels is None else \
                     labels + [None] * (B.shape[1] - len(labels))

@@ -25,6 +25,8 @@ import numpy as np
 from bandits.errors import ConfigError, last_line
 
 MAX_FILE_MB = 1024.0  # the default limit on a data file's size
+MAX_COLUMNS = 10_000  # the default limit on a table's columns (env.max_columns raises it)
+HEADER_BYTES_PER_COLUMN = 256  # a CSV header may be at most max_columns times this long, read before parsing
 MAX_ABS_VALUE = 1e6  # the default bound on |value| for means and rewards: anything larger is surely a unit error
 SIGNATURES = {".npz": b"PK\x03\x04", ".parquet": b"PAR1"}
 NUMERIC_KINDS = "biuf"  # bool, signed and unsigned integers, floats
@@ -167,11 +169,41 @@ class Frame:
     ignored: list  # the file's other columns: not picked, or optional and holding text
 
 
-def read_columns(path: Path, where: str, pick, max_cells: float) -> Frame:
+def read_columns(path: Path, where: str, pick, max_cells: float, max_columns: int = MAX_COLUMNS) -> Frame:
     """The columns ``pick(names, where) -> Pick`` chooses from a .csv or .parquet file,
-    after checking their types (or that every value parses as a number), that no value
-    is missing, and the number of cells; ConfigError on any defect."""
-    return (_columns_parquet if path.suffix.lower() == ".parquet" else _columns_csv)(path, where, pick, max_cells)
+    after checking the number of columns (before the header is parsed: a CSV header of a
+    million columns is refused in milliseconds), their types (or that every value parses as a
+    number), that no value is missing, and the number of cells; ConfigError on any defect."""
+    if path.suffix.lower() == ".parquet":
+        return _columns_parquet(path, where, pick, max_cells, max_columns)
+    return _columns_csv(path, where, pick, max_cells, max_columns)
+
+
+def check_columns(count: int, where: str, max_columns: int) -> None:
+    if count > max_columns:
+        raise ConfigError(f"{where} has {count:,} columns, over the limit of {max_columns:,} (env.max_columns); "
+                          "keep the columns you use, or raise the limit.")
+
+
+def csv_header(path: Path, where: str, max_columns: int) -> list[str]:
+    """The column names of a CSV file from its first line, read with a bounded number of bytes
+    (``max_columns`` x HEADER_BYTES_PER_COLUMN) and counted before any parser sees it."""
+    import csv
+
+    cap = int(max_columns) * HEADER_BYTES_PER_COLUMN
+    with open(path, "rb") as fh:
+        line = fh.readline(cap + 1)
+    if len(line) > cap:
+        raise ConfigError(f"{where}: its header (first line) is longer than {cap:,} bytes, {HEADER_BYTES_PER_COLUMN} "
+                          f"per column of the limit of {max_columns:,} columns (env.max_columns); keep the columns "
+                          "you use, or raise the limit.")
+    try:
+        text = line.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where} could not be read as CSV (its header is not UTF-8 text: {exc.reason}).") from None
+    fields = next(csv.reader([text]), [])
+    check_columns(len(fields), where, max_columns)
+    return fields
 
 
 def _unique(cols) -> list:
@@ -191,7 +223,7 @@ def _frame(names, picked: Pick, kept: list) -> tuple[list, list]:
     return kept, [str(n) for n in names if str(n) not in used]
 
 
-def _columns_parquet(path: Path, where: str, pick, max_cells: float) -> Frame:
+def _columns_parquet(path: Path, where: str, pick, max_cells: float, max_columns: int) -> Frame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -200,6 +232,7 @@ def _columns_parquet(path: Path, where: str, pick, max_cells: float) -> Frame:
         rows = pq.ParquetFile(path).metadata.num_rows
     except (pa.ArrowException, OSError) as exc:
         raise ConfigError(f"{where} is not a readable Parquet file ({exc}).") from None
+    check_columns(len(schema.names), where, max_columns)
     picked = pick(schema.names, where)
 
     def numeric(t):
@@ -232,9 +265,10 @@ def _columns_parquet(path: Path, where: str, pick, max_cells: float) -> Frame:
     return Frame(out, *_frame(schema.names, picked, kept))
 
 
-def _columns_csv(path: Path, where: str, pick, max_cells: float) -> Frame:
+def _columns_csv(path: Path, where: str, pick, max_cells: float, max_columns: int) -> Frame:
     import pandas as pd
 
+    csv_header(path, where, max_columns)
     try:
         names = list(pd.read_csv(path, nrows=0).columns)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:

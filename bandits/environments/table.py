@@ -105,7 +105,7 @@ def _reward_columns(names, where: str, K: int) -> list[str]:
     return reward_cols
 
 
-def _read_npz(path: Path, where: str, max_cells: float, names=None):
+def _read_npz(path: Path, where: str, max_cells: float, names=None, max_columns: int = files.MAX_COLUMNS):
     if names:
         raise ConfigError(f"{where}: {' and '.join(names)} name{'s' if len(names) == 1 else ''} the columns of a .csv "
                           "or .parquet file; an .npz file holds its arrays under the names 'means', 'rewards' and "
@@ -123,7 +123,7 @@ def _read_npz(path: Path, where: str, max_cells: float, names=None):
                      for n in ("means", "rewards", "actions")), {}
 
 
-def _read_columnar(path: Path, where: str, max_cells: float, names=None):
+def _read_columnar(path: Path, where: str, max_cells: float, names=None, max_columns: int = files.MAX_COLUMNS):
     """(means, rewards, None) and the columns read: ``env.means`` / ``env.rewards`` by name,
     else the mean_k / reward_k convention."""
     names = names or {}
@@ -145,7 +145,7 @@ def _read_columnar(path: Path, where: str, max_cells: float, names=None):
                               "reward column per arm.")
         return files.Pick(numbers=chosen["mean"] + chosen["reward"])
 
-    frame = files.read_columns(path, where, pick, max_cells)
+    frame = files.read_columns(path, where, pick, max_cells, max_columns)
     stack = lambda cols: np.column_stack([frame.values[c] for c in cols]) if cols else None  # noqa: E731
     columns = {"mean_columns": chosen["mean"], "reward_columns": chosen["reward"], "ignored_columns": frame.ignored}
     return (stack(chosen["mean"]), stack(chosen["reward"]), None), columns
@@ -155,7 +155,8 @@ READERS = {".npz": _read_npz, ".parquet": _read_columnar, ".csv": _read_columnar
 
 
 def read_table(path: str | Path, max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
-               reward_range=None, max_cells: float = MAX_CELLS, means=None, rewards=None):
+               reward_range=None, max_cells: float = MAX_CELLS, means=None, rewards=None,
+               max_columns: int = files.MAX_COLUMNS):
     """((means, rewards, actions), columns): the arrays of :func:`load_table` and, for a
     .csv / .parquet file, the columns read ({"mean_columns", "reward_columns",
     "ignored_columns"}). ``means`` / ``rewards`` name the columns (``env.means`` /
@@ -164,7 +165,7 @@ def read_table(path: str | Path, max_file_mb: float = files.MAX_FILE_MB, max_abs
     path = files.check_file(path, where, FORMATS, max_file_mb)
     where = f"table file {str(path)!r}"
     names = {k: v for k, v in (("env.means", means), ("env.rewards", rewards)) if v is not None}
-    (means, rewards, actions), columns = READERS[path.suffix.lower()](path, where, max_cells, names)
+    (means, rewards, actions), columns = READERS[path.suffix.lower()](path, where, max_cells, names, max_columns)
     if means.ndim != 2 or means.shape[0] < 1 or means.shape[1] < 2:
         raise ConfigError(f"{where}: 'means' must be a T x K array with K >= 2 arms, got shape {means.shape}.")
     if rewards is not None and rewards.shape != means.shape:
@@ -228,7 +229,7 @@ class Table:
     def __init__(self, path: str | None = None, means=None, rewards=None, R: float = 0.1, noise: str = "gaussian",
                  B_T: float | None = None, d: int | None = None, S: float | None = None, reward_range=None,
                  max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
-                 max_cells: float = MAX_CELLS):
+                 max_cells: float = MAX_CELLS, max_columns: int = files.MAX_COLUMNS):
         self.path = path
         self.means = means
         self.reward_columns = rewards  # env.rewards (the attribute `rewards` is the environment's method)
@@ -241,6 +242,7 @@ class Table:
         self.max_file_mb = max_file_mb
         self.max_abs_value = max_abs_value
         self.max_cells = max_cells
+        self.max_columns = max_columns
 
     def problem_kind(self) -> str:
         """K arms, or linear when the file holds action vectors (call after check_params)."""
@@ -267,6 +269,7 @@ class Table:
         require_float("env.max_file_mb", self.max_file_mb, minimum=0.0, strict=True)
         require_float("env.max_abs_value", self.max_abs_value, minimum=0.0, strict=True)
         require_float("env.max_cells", self.max_cells, minimum=1.0)
+        require_int("env.max_columns", self.max_columns, minimum=1)
         declared = self._range()
         if self.d is not None:
             require_int("env.d", self.d, minimum=1)
@@ -310,7 +313,7 @@ class Table:
         if getattr(self, "data_", None) is None:
             self.data_, self.columns_ = read_table(self.path, float(self.max_file_mb), float(self.max_abs_value),
                                                    self._range(), float(self.max_cells), self.means,
-                                                   self.reward_columns)
+                                                   self.reward_columns, int(self.max_columns))
         return self.data_
 
     def footprint(self, T: int) -> int:

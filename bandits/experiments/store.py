@@ -159,10 +159,28 @@ def _read_old(path: Path) -> pd.DataFrame:
         old = pd.read_parquet(path)
     except (pa.ArrowException, OSError, ValueError) as exc:
         return rebuild_from_cells(path, last_line(exc))
+    foreign = foreign_columns(old)
+    if foreign:
+        return rebuild_from_cells(path, foreign)
     for name in SCHEMA.names:
         if name not in old.columns:
             old[name] = None
     return old[SCHEMA.names]
+
+
+# The columns every results table has had since its first version: a file without them, or
+# with a row whose identity is missing, is not one of ours (a data file put in its place, say).
+CORE = ("experiment", "algo", "T", "trial", "seed", "final_regret", "config_hash", "cell_key")
+
+
+def foreign_columns(frame: pd.DataFrame) -> str | None:
+    """Why ``frame`` is not a results table of ours, or None."""
+    missing = [c for c in CORE if c not in frame.columns]
+    if missing:
+        return f"not a results table: no column {', '.join(missing)}"
+    if len(frame) and frame[list(KEY_COLUMNS) + ["cell_key"]].isna().any().any():
+        return "not a results table: rows without a cell identity"
+    return None
 
 
 def rebuild_from_cells(path: Path, reason: str) -> pd.DataFrame:
