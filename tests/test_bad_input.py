@@ -360,7 +360,7 @@ def test_a_full_disk_keeps_every_finished_cell(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(store, "_atomic_write", fills_up)
     assert run(["algo=exp3s", "T=300", "trials=4"], tmp_path) == 1
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "No space left on device" in err and "Every finished cell is kept" in err
+    assert "Traceback" not in err and "No space left on device" in err and "cells stored before this error are kept" in err
     assert len(list((tmp_path / "runs" / "adhoc").glob("*.parquet"))) == 2
 
 

@@ -33,7 +33,7 @@ OK, INTERNAL, BAD_INPUT, MISSING_CELLS, INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {
     OK: "done (or nothing to do, or `dry_run=true`)",
     INTERNAL: "internal error: a bug of drift-bandits, or a results folder that cannot be written while running "
-              "(every finished cell is kept)",
+              "(the cells stored before it are kept)",
     BAD_INPUT: "bad input, found before any work: a config value or key (Hydra's own composition errors "
                "included), a data file, a wrong algorithm/environment pair, a size that does not fit in memory, "
                "the results folder; or your own policy or environment raising an exception",
@@ -77,8 +77,9 @@ def report(exc: BaseException, debug: bool) -> int:
               "the traceback and report it.", file=sys.stderr)
         return INTERNAL
     if isinstance(exc, OSError):
-        print(f"error: {last_line(exc)} ({getattr(exc, 'filename', None) or 'results folder'}). Every finished "
-              "cell is kept; fix the folder or free space, then run the same command again.", file=sys.stderr)
+        print(f"error: {last_line(exc)} ({getattr(exc, 'filename', None) or 'results folder'}). The cells stored "
+              "before this error are kept (none, if nothing could be written); fix the folder or free space, then "
+              "run the same command again: it computes only the cells that are missing.", file=sys.stderr)
         return INTERNAL
     print(f"internal error: {last_line(exc)}. This is a bug of drift-bandits; rerun with debug=true for the "
           "traceback and report it.", file=sys.stderr)
