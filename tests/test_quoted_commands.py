@@ -90,14 +90,12 @@ def test_python_examples_run(page, tmp_path, monkeypatch):
 def test_the_layout_section_lists_the_real_tree():
     readme = (ROOT / "README.md").read_text()
     layout = blocks(readme.split("## Layout", 1)[1], "text")[0]
-    listed, parent = set(), None
+    listed, parents = set(), {0: ROOT}  # indent (two spaces a level) -> the folder it lists into
     for line in layout.splitlines():
         name = line.split()[0]
-        if line.startswith("  "):
-            path = parent / name
-        else:
-            path = ROOT / name
-            parent = path
+        level = (len(line) - len(line.lstrip(" "))) // 2
+        path = parents[level] / name
+        parents[level + 1] = path
         assert path.exists(), f"the README's layout lists {path.relative_to(ROOT)}, which does not exist"
         listed.add(path.relative_to(ROOT).parts[0].rstrip("/"))
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
