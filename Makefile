@@ -71,17 +71,18 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(PYTHON) -m ruff check .
 
+# Each line is one process: a Hydra multirun over experiments runs them one after the other with
+# the imports, the compiled kernels and the workers of the first kept for the rest.
+comma := ,
+empty :=
+space := $(empty) $(empty)
 experiments: $(STAMP)
-	@for exp in $(EXPERIMENTS); do \
-		$(RUN) +experiment=$$exp $(SCALE_ARGS) || exit $$?; \
-	done
+	@mkdir -p $(RESULTS) && rm -f $(RESULTS)/timings.csv
+	$(RUN) -m +experiment=$(subst $(space),$(comma),$(strip $(EXPERIMENTS))) $(SCALE_ARGS)
 	$(RUN) -m +experiment=ctx_baselines env.n_pieces=1,5 $(SCALE_ARGS)
-	@for exp in $(CTX_EXPERIMENTS); do \
-		$(RUN) +experiment=$$exp $(CTX_ARGS) $(CTX_SCALE_ARGS) || exit $$?; \
-	done
+	$(RUN) -m +experiment=$(subst $(space),$(comma),$(strip $(CTX_EXPERIMENTS))) $(CTX_ARGS) $(CTX_SCALE_ARGS)
 	$(RUN) -m +experiment=ctx_delay env.shift=0.25,0.5,1.0 $(CTX_DELAY_ARGS) $(CTX_SCALE_ARGS)
-	$(RUN) +experiment=ctx_data $(CTX_SCALE_ARGS)
-	$(RUN) +experiment=ctx_master_sensitivity $(CTX_SCALE_ARGS)
+	$(RUN) -m +experiment=ctx_data,ctx_master_sensitivity $(CTX_SCALE_ARGS)
 	@for exp in $(INSTANCE_EXPERIMENTS); do \
 		$(RUN) -m +experiment=$$exp "seed=$(SEEDS)" $(SCALE_ARGS) || exit $$?; \
 	done

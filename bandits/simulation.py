@@ -27,11 +27,13 @@ and receives exactly those keys under ``info["oracle"]``: one explicit channel.
 from __future__ import annotations
 
 import copy
+import functools
 import time
 import traceback
 import zlib
 
 import numpy as np
+from numba import njit
 
 from bandits.algorithms.protocol import play
 from bandits.environments.base import PROBLEM_KINDS, Instance
@@ -52,9 +54,12 @@ def algo_stream_id(name: str) -> int:
     return zlib.crc32(name.encode())
 
 
+@functools.lru_cache(maxsize=64)
 def checkpoints(T: int) -> np.ndarray:
-    """About 200 rounds (1-based), evenly spaced, always ending at T."""
-    return np.unique(np.linspace(0, T, N_CHECKPOINTS + 1)[1:].round().astype(np.int64).clip(1, T))
+    """About 200 rounds (1-based), evenly spaced, always ending at T (read-only: one array per T)."""
+    out = np.unique(np.linspace(0, T, N_CHECKPOINTS + 1)[1:].round().astype(np.int64).clip(1, T))
+    out.flags.writeable = False
+    return out
 
 
 def problem_kinds(algo) -> tuple:
@@ -99,6 +104,20 @@ def learner_info(algo, instance: Instance) -> dict:
     return info
 
 
+@njit(cache=True)
+def _curves(means, rewards, actions, optimal, has_optimal, regret, reward):
+    """The loop of :func:`evaluate` for float64 tables: the same sums in the same order as
+    numpy's cumsum (a sequential accumulate), without its temporaries."""
+    r, w = 0.0, 0.0
+    for t in range(means.shape[0]):
+        a = actions[t]
+        best = optimal[t] if has_optimal else means[t].max()
+        r += best - means[t, a]
+        w += rewards[t, a]
+        regret[t] = r
+        reward[t] = w
+
+
 def evaluate(means: np.ndarray, rewards: np.ndarray, actions: np.ndarray, optimal: np.ndarray | None = None,
              masks: bool = False) -> dict:
     """Cumulative dynamic pseudo-regret (from expected rewards, against ``optimal`` or the
@@ -114,6 +133,11 @@ def evaluate(means: np.ndarray, rewards: np.ndarray, actions: np.ndarray, optima
     if actions.shape != (T,) or actions.min() < 0 or actions.max() >= K:
         raise RuntimeError(f"algorithm returned invalid actions (shape {actions.shape}, range "
                            f"[{actions.min()}, {actions.max()}], K={K})")
+    if means.dtype == rewards.dtype == np.float64 and (optimal is None or optimal.dtype == np.float64):
+        regret, reward = np.empty(T), np.empty(T)
+        _curves(means, rewards, actions, np.zeros(1) if optimal is None else optimal, optimal is not None,
+                regret, reward)
+        return {"regret": regret, "reward": reward}
     rounds = np.arange(T)
     best = means.max(axis=1) if optimal is None else optimal
     regret = np.cumsum(best - means[rounds, actions])
@@ -167,7 +191,8 @@ def trial_rewards(env, instance: Instance, seed: int, T: int, trial: int) -> np.
 def run_cell(algo, name: str, instance: Instance, rewards: np.ndarray, seed: int, T: int, trial: int,
              save_actions: bool = False) -> dict:
     """Run ``algo`` (a fresh copy) on one trial and return the cell's numbers: final
-    regret and reward, curves at the checkpoints, wall time, derived constants, events."""
+    regret and reward, curves at the checkpoints (numpy arrays), wall time, derived
+    constants, events."""
     algo = copy.deepcopy(algo)
     cell = f"cell algo={name}, T={T}, trial {trial}"
     warm_up(algo, instance, rewards)
@@ -191,8 +216,8 @@ def run_cell(algo, name: str, instance: Instance, rewards: np.ndarray, seed: int
     ckpt = checkpoints(T)
     return {
         "final_regret": float(curves["regret"][-1]), "final_reward": float(curves["reward"][-1]),
-        "wall_time_s": wall, "checkpoints": ckpt.tolist(),
-        "regret_curve": curves["regret"][ckpt - 1].tolist(), "reward_curve": curves["reward"][ckpt - 1].tolist(),
-        "actions": actions.astype(np.int32).tolist() if save_actions else None,
+        "wall_time_s": wall, "checkpoints": ckpt,
+        "regret_curve": curves["regret"][ckpt - 1], "reward_curve": curves["reward"][ckpt - 1],
+        "actions": actions.astype(np.int32) if save_actions else None,
         "derived": getattr(algo, "derived_", {}), "events": getattr(algo, "events_", None),
     }

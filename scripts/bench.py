@@ -302,8 +302,180 @@ def cli_answers():
     return rows
 
 
+# ----------------------------------------------------------------------------- around the kernels
+
+SWEEP_ARGS = ["algo=ucb1", "env=piecewise_bernoulli", "T=100", "seed=0"]  # a cheap algorithm at T = 100
+BOOKKEEPING_CELLS = 10_000
+BOOKKEEPING_TARGET_MS = 0.2
+
+
+def sweep_in_process(cells: int, results: Path, *overrides: str) -> tuple[float, float, int]:
+    """(wall seconds of plan + run + table, the kernels' seconds, shard files) of a sweep run
+    in this process, after an untimed run that imports and compiles everything."""
+    from bandits.experiments import runner
+    from bandits.experiments.registry import compose
+
+    def one(n, where):
+        cfg = compose([*SWEEP_ARGS, f"trials={n}", f"results_dir={where}", *overrides])
+        start = time.perf_counter()
+        plan = runner.make_plan(cfg)
+        runner.execute(plan, progress=False)
+        runner.gather(plan)
+        return time.perf_counter() - start, plan.timing["kernel_s"]
+
+    one(20, results / "warm")
+    wall, kernel = one(cells, results / "timed")
+    files = len(list((results / "timed" / "runs" / "adhoc").glob("*.parquet")))
+    return wall, kernel, files
+
+
+def bookkeeping():
+    """Per-cell cost around the kernels: a 10,000-cell sweep at T = 100 (UCB1, one process), wall
+    time against the sum of its kernels' times, with batched shards (the default) and with one
+    file per cell (the layout before shards: parallel.batch_cells=1, parallel.batch_s=0)."""
+    rows = []
+    for layout, overrides in (("batched shards", ()), ("one file per cell", ("parallel.batch_cells=1",
+                                                                             "parallel.batch_s=0"))):
+        with tempfile.TemporaryDirectory() as tmp:
+            wall, kernel, files = sweep_in_process(BOOKKEEPING_CELLS, Path(tmp), *overrides)
+        per_cell = 1e3 * (wall - kernel) / BOOKKEEPING_CELLS
+        rows.append({"case": f"bookkeeping {layout}, {BOOKKEEPING_CELLS:,} cells at T=100 (ms per cell beyond "
+                             "the kernels; ratio = wall / kernels)", "trials": BOOKKEEPING_CELLS,
+                     "wall_s": round(wall, 2), "ratio": round(wall / kernel, 1), "ms_per_cell": round(per_cell, 3),
+                     "target_ms_per_cell": BOOKKEEPING_TARGET_MS if layout == "batched shards" else None,
+                     "meets_target": per_cell <= BOOKKEEPING_TARGET_MS if layout == "batched shards" else None,
+                     "files": files})
+    return rows
+
+
+WORKER_PROBE = """
+import sys, tempfile, time
+from pathlib import Path
+from bandits.experiments import runner
+from bandits.experiments.registry import compose
+tmp = Path(tempfile.mkdtemp())
+def once(name, n_jobs):
+    plan = runner.make_plan(compose([*{args!r}, "trials=2", f"n_jobs={{n_jobs}}", f"results_dir={{tmp / name}}"]))
+    start = time.perf_counter()
+    runner.execute(plan, progress=False)
+    return time.perf_counter() - start
+once("warm", 1)
+cold = once("cold", 2)   # the first batches on n_jobs=2: the workers start, import and load their kernels
+warm = once("again", 2)  # the same on the workers already running
+print(cold, warm)
+"""
+WORKER_TARGET_S = 2.0
+
+
+def worker_start():
+    """What starting n_jobs=2 workers costs: the first two-cell run on fresh workers against the
+    same run on the workers once started (in a fresh interpreter, numba cache warm)."""
+    probe = WORKER_PROBE.format(args=SWEEP_ARGS)
+    subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, check=True)  # warm the caches
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    cold, warm = (float(x) for x in out.stdout.split())
+    start = cold - warm
+    return [{"case": "workers start, n_jobs=2 (s: first run on fresh workers minus the same on running ones)",
+             "trials": 2, "wall_s": round(start, 2), "target_wall_s": WORKER_TARGET_S,
+             "meets_target": start <= WORKER_TARGET_S}]
+
+
+MILLION = 1_000_000
+MILLION_ARGS = [*SWEEP_ARGS, f"trials={MILLION}", "n_jobs=2", "experiment_name=sweep_1e6"]
+PEAK_PROBE = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)")
+
+
+def peak_run(args: list[str], log: Path) -> tuple[float, float]:
+    """(wall seconds, peak resident MB of the command or any process it waited for)."""
+    start = time.perf_counter()
+    with open(log, "w") as out:
+        proc = subprocess.run([sys.executable, "-c", PEAK_PROBE, *args], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=out, text=True, check=True)
+    return time.perf_counter() - start, int(proc.stdout.split()[-1]) / 1024
+
+
+def same_tables(a: Path, b: Path) -> bool:
+    """Two tables equal in every column but the cells' wall times, compared a row group at a time."""
+    import pyarrow.parquet as pq
+
+    fa, fb = pq.ParquetFile(a), pq.ParquetFile(b)
+    if fa.metadata.num_rows != fb.metadata.num_rows:
+        return False
+    cols = [c for c in fa.schema_arrow.names if c != "wall_time_s"]
+    return all(x.equals(y) for x, y in zip(fa.iter_batches(100_000, columns=cols),
+                                           fb.iter_batches(100_000, columns=cols), strict=True))
+
+
+def stored_cells(folder: Path) -> int:
+    import pyarrow.parquet as pq
+
+    total = 0
+    for p in folder.glob("*.parquet"):
+        try:
+            total += pq.ParquetFile(p).metadata.num_rows
+        except Exception:  # noqa: BLE001 -- a file being renamed into place
+            pass
+    return total
+
+
+def sweep_million():
+    """A sweep of 10^6 cells (UCB1, T = 100, n_jobs=2): its wall time and peak memory, the files
+    it leaves, a run killed with SIGKILL part-way and resumed (the same table as the run without
+    the kill), the same sweep on a Dask LocalCluster (the same table again), and its figure and
+    summary from the plot stage."""
+    import signal
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        clean = tmp / "clean"
+        wall, peak = peak_run(["run.py", *MILLION_ARGS, f"results_dir={clean}"], tmp / "clean.log")
+        summary = [line for line in (tmp / "clean.log").read_text().splitlines() if line.startswith(" ucb1")]
+        files = len(list((clean / "runs" / "sweep_1e6").glob("*.parquet")))
+        table = clean / "tables" / "sweep_1e6.parquet"
+        rows.append({"case": "sweep_1e6_cells (UCB1, T=100, n_jobs=2; wall, peak MB of any process, files)",
+                     "trials": MILLION, "wall_s": round(wall, 1), "peak_rss_mb": round(peak),
+                     "files": files, "cells": stored_cells(clean / "runs" / "sweep_1e6"),
+                     "meets_target": files <= MILLION // 1000 and bool(summary)})
+
+        killed = tmp / "killed"
+        proc = subprocess.Popen([sys.executable, "run.py", *MILLION_ARGS, f"results_dir={killed}"], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        while proc.poll() is None and stored_cells(killed / "runs" / "sweep_1e6") < MILLION // 3:
+            time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGKILL)  # the command and its workers
+        proc.wait()
+        before = stored_cells(killed / "runs" / "sweep_1e6")
+        resume, _ = peak_run(["run.py", *MILLION_ARGS, f"results_dir={killed}"], tmp / "resume.log")
+        rows.append({"case": f"sweep_1e6_cells killed with SIGKILL at {before:,} cells, resumed (wall of the "
+                             "resume; meets_target = the same table as without the kill)", "trials": MILLION,
+                     "wall_s": round(resume, 1), "cells": before,
+                     "meets_target": same_tables(killed / "tables" / "sweep_1e6.parquet", table)})
+
+        from dask.distributed import LocalCluster
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            dask_wall, dask_peak = peak_run(["run.py", *MILLION_ARGS, "parallel.backend=dask",
+                                             f"parallel.address={cluster.scheduler_address}",
+                                             f"results_dir={tmp / 'dask'}"], tmp / "dask.log")
+        rows.append({"case": "sweep_1e6_cells on a Dask LocalCluster (2 workers; meets_target = the same table)",
+                     "trials": MILLION, "wall_s": round(dask_wall, 1), "peak_rss_mb": round(dask_peak),
+                     "files": len(list((tmp / "dask" / "runs" / "sweep_1e6").glob("*.parquet"))),
+                     "meets_target": same_tables(tmp / "dask" / "tables" / "sweep_1e6.parquet", table)})
+
+        plot_wall, plot_peak = peak_run(["-m", "bandits.experiments.figures", "--results", str(clean)],
+                                        tmp / "plots.log")
+        figure = clean / "figures" / "sweep_1e6.png"
+        rows.append({"case": "sweep_1e6_cells plot stage (its figure from the 10^6-row table)", "trials": MILLION,
+                     "wall_s": round(plot_wall, 1), "peak_rss_mb": round(plot_peak),
+                     "meets_target": figure.exists()})
+    return rows
+
+
 CASES = {
     "cli": cli_answers,
+    "bookkeeping": bookkeeping,
+    "workers": worker_start,
     "linear_sw_ucb": linear_sw_ucb,
     "sw_ucb": sw_ucb_against_python,
     "exp3s": exp3s,
@@ -316,9 +488,12 @@ CASES = {
     "karmed_baselines": karmed_baselines,
     "modern_baselines": modern_baselines,
     "figures": full_scale_figures,
+    "sweep_1e6_cells": sweep_million,
 }
+SLOW = ("figures", "sweep_1e6_cells")  # left out by --skip-figures
 COLUMNS = ["case", "ns_per_round", "rounds", "trials", "target_ns", "meets_target", "compile_s", "speedup", "wall_s",
-           "target_wall_s", "iterations", "oracle_calls", "ratio"]
+           "target_wall_s", "iterations", "oracle_calls", "ratio", "ms_per_cell", "target_ms_per_cell", "peak_rss_mb",
+           "files", "cells"]
 
 
 def main(argv=None) -> pd.DataFrame:
@@ -328,7 +503,7 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--out", type=Path,
                     default=ROOT / "results" / "bench" / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.csv")
     args = ap.parse_args(argv)
-    chosen = [c for c in args.only.split(",") if c] or [c for c in CASES if not (args.skip_figures and c == "figures")]
+    chosen = [c for c in args.only.split(",") if c] or [c for c in CASES if not (args.skip_figures and c in SLOW)]
     unknown = sorted(set(chosen) - set(CASES))
     if unknown:
         ap.error(f"unknown case(s) {', '.join(unknown)}; the cases are {', '.join(CASES)}")

@@ -57,7 +57,7 @@ def test_simulate_stores_and_reuses_cells_like_the_cli(tmp_path):
     ({"env": "sinusoid", "algos": ["iltcb"]}, "does not fit env=sinusoid"),
     ({"env": "sinusoid", "algos": [{"window": 3}]}, "needs a 'name'"),
     ({"env": "sinusoid", "algos": ["bob", "bob"]}, "two algorithms are named 'bob'"),
-    ({"env": "sinusoid", "algos": ["bob"], "T": 0}, "T must be >= 1"),
+    ({"env": "sinusoid", "algos": ["bob"], "T": 0}, r"simulate\(T=0\): must be an integer from 1"),
 ])
 def test_simulate_refuses_bad_input_with_one_message(kwargs, fragment):
     with pytest.raises(ConfigError, match=fragment):

@@ -347,9 +347,9 @@ def test_a_damaged_table_is_rebuilt_from_its_cells(tmp_path, capsys):
 
 
 def test_a_full_disk_keeps_every_finished_cell(tmp_path, capsys, monkeypatch):
-    from bandits.experiments import store
+    from bandits.experiments import shards
 
-    real, calls = store._atomic_write, {"n": 0}
+    real, calls = shards.atomic_write, {"n": 0}
 
     def fills_up(table, path):
         calls["n"] += 1
@@ -357,11 +357,14 @@ def test_a_full_disk_keeps_every_finished_cell(tmp_path, capsys, monkeypatch):
             raise OSError(28, "No space left on device", str(path))
         real(table, path)
 
-    monkeypatch.setattr(store, "_atomic_write", fills_up)
-    assert run(["algo=exp3s", "T=300", "trials=4"], tmp_path) == 1
+    monkeypatch.setattr(shards, "atomic_write", fills_up)
+    # batch_s=0: every finished cell is written at once; the third write finds the disk full.
+    assert run(["algo=exp3s", "T=300", "trials=4", "parallel.batch_s=0"], tmp_path) == 1
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "No space left on device" in err and "cells stored before this error are kept" in err
-    assert len(list((tmp_path / "runs" / "adhoc").glob("*.parquet"))) == 2
+    assert "Traceback" not in err and "No space left on device" in err
+    assert "cells stored before this error are kept" in err
+    stored = list((tmp_path / "runs" / "adhoc").glob("*.parquet"))
+    assert sum(len(pd.read_parquet(p)) for p in stored) == 2
 
 
 def test_an_internal_error_exits_1_and_debug_shows_the_traceback(tmp_path, capsys, monkeypatch):
@@ -380,9 +383,9 @@ def test_an_internal_error_exits_1_and_debug_shows_the_traceback(tmp_path, capsy
 
 
 def test_an_interrupt_exits_130_and_keeps_finished_cells(tmp_path, monkeypatch):
-    from bandits.experiments import runner
+    from bandits.experiments import worker
 
-    real, calls = runner.run_trial, {"n": 0}
+    real, calls = worker.run_cell, {"n": 0}
 
     def interrupted(*args):
         calls["n"] += 1
@@ -390,9 +393,11 @@ def test_an_interrupt_exits_130_and_keeps_finished_cells(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args)
 
-    monkeypatch.setattr(runner, "run_trial", interrupted)
+    monkeypatch.setattr(worker, "run_cell", interrupted)
     assert run(["algo=exp3s", "T=300", "trials=5"], tmp_path) == 130
-    assert len(list((tmp_path / "runs" / "adhoc").glob("*.parquet"))) == 2
+    # The batch in flight writes the cells it finished before Ctrl-C reaches the command.
+    stored = list((tmp_path / "runs" / "adhoc").glob("*.parquet"))
+    assert sum(len(pd.read_parquet(p)) for p in stored) == 2
 
 
 def test_exit_codes_and_limits_are_documented():

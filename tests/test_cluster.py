@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from conftest import ROOT, compose
 
@@ -37,7 +38,7 @@ def collect(*args, results):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("reference")
-    rows = runner.run(compose(SWEEP + [f"results_dir={out}"]), progress=False)
+    rows = runner.run(compose(SWEEP + [f"results_dir={out}"]), progress=False, full=True)
     return SAME(rows)
 
 
@@ -53,7 +54,8 @@ def test_dask_backend_is_bit_identical_to_loky(tmp_path, reference):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
                                   dashboard_address=None) as cluster:
         rows = runner.run(compose(SWEEP + [f"results_dir={tmp_path}", "parallel.backend=dask",
-                                           f"parallel.address={cluster.scheduler_address}"]), progress=False)
+                                           f"parallel.address={cluster.scheduler_address}"]), progress=False,
+                          full=True)
     pd.testing.assert_frame_equal(SAME(rows), reference)
 
 
@@ -66,8 +68,18 @@ def test_two_concurrent_writers_share_one_results_folder(tmp_path, reference):
     pd.testing.assert_frame_equal(SAME(pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")), reference)
 
 
+def stored_rows_of(paths) -> int:
+    """Cells in some shards (each shard is whole or absent, so every file reads)."""
+    return sum(pq.ParquetFile(p).metadata.num_rows for p in paths)
+
+
+def stored_rows(folder) -> int:
+    return stored_rows_of(folder.glob("*.parquet"))
+
+
 def test_sigkill_mid_sweep_then_resume(tmp_path):
-    sweep = ["algo=exp3s", "env=sinusoid", "T=[200000]", "trials=40", "seed=6", "n_jobs=1"]
+    # batch_s=0: each cell is a batch, written at once, so a kill loses only the cell in flight.
+    sweep = ["algo=exp3s", "env=sinusoid", "T=[200000]", "trials=40", "seed=6", "n_jobs=1", "parallel.batch_s=0"]
     proc = run_py(*sweep, results=tmp_path / "killed", wait=False)
     cells = tmp_path / "killed" / "runs" / "adhoc"
     deadline = time.time() + 120
@@ -75,8 +87,9 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
         time.sleep(0.01)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    finished = len(list(cells.glob("*.parquet")))
+    finished = stored_rows(cells)
     assert 3 <= finished < 40, "the sweep should be killed part-way"
+    assert not list(cells.glob(".*")) or all(p.suffix == ".tmp" for p in cells.glob(".*"))  # at most a temp file
     missing = collect(*sweep, results=tmp_path / "killed")
     assert missing.returncode == 3 and f"{40 - finished} missing" in missing.stdout
     run_py(*sweep, results=tmp_path / "killed")
@@ -86,16 +99,21 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
     pd.testing.assert_frame_equal(SAME(resumed), SAME(clean))
 
 
-def test_corrupted_or_partial_cell_is_reported_and_recomputed(tmp_path, reference, capsys):
-    runner.run(compose(SWEEP + [f"results_dir={tmp_path}"]), progress=False)
-    cells = sorted((tmp_path / "runs" / "adhoc").glob("*.parquet"))
-    data = cells[0].read_bytes()
-    cells[0].write_bytes(data[: len(data) // 2])  # a partial file
-    cells[1].write_bytes(b"not parquet at all")
+def test_corrupted_or_partial_shard_is_reported_and_recomputed(tmp_path, reference, capsys):
+    runner.run(compose(SWEEP + [f"results_dir={tmp_path}", "parallel.batch_s=0"]), progress=False)  # a shard a cell
+    shards = sorted((tmp_path / "runs" / "adhoc").glob("*.parquet"))
+    assert len(shards) >= 3
+    lost = stored_rows_of(shards[:3])
+    data = shards[0].read_bytes()
+    shards[0].write_bytes(data[: len(data) // 2])  # a partial file
+    shards[1].write_bytes(b"not parquet at all")
+    flip = bytearray(shards[2].read_bytes())
+    flip[len(flip) // 3] ^= 0xFF  # one flipped byte inside a data page: caught by the page checksums
+    shards[2].write_bytes(bytes(flip))
     plan = runner.make_plan(compose(SWEEP + [f"results_dir={tmp_path}"]))
-    assert len(plan.corrupt) == 2 and len(plan.todo) == 2
+    assert len(plan.corrupt) == 3 and len(plan.todo) == lost
     assert all(p.name.endswith(".corrupt") for p in plan.corrupt)
-    rows = runner.run(compose(SWEEP + [f"results_dir={tmp_path}"]), progress=False)
+    rows = runner.run(compose(SWEEP + [f"results_dir={tmp_path}"]), progress=False, full=True)
     pd.testing.assert_frame_equal(SAME(rows), reference)
 
 

@@ -10,6 +10,7 @@ import pytest
 from conftest import ROOT, compose
 
 from bandits.experiments import figures, runner, store
+from bandits.experiments.worker import to_json
 
 
 def test_fitted_slope_recovers_a_power_law():
@@ -558,9 +559,9 @@ def shipped_rows(name: str) -> pd.DataFrame:
     from bandits.experiments.figures import scale
 
     shipped = scale.composed(name)
-    env = runner._json({k: v for k, v in shipped["env"].items() if k != "name"})
+    env = to_json({k: v for k, v in shipped["env"].items() if k != "name"})
     return pd.DataFrame([{"experiment": name, "algo": a, "T": T, "trial": k, "seed": shipped["seed"],
-                          "algo_params": runner._json({**{k: v for k, v in spec.items() if k != "name"},
+                          "algo_params": to_json({**{k: v for k, v in spec.items() if k != "name"},
                                                        "label": spec.get("label"), "derived": {"w": 1}}),
                           "env_params": env} for a, spec in shipped["algos"].items() for T in shipped["T"]
                          for k in range(shipped["trials"])])

@@ -2,23 +2,51 @@
 baselines of the non-stationary literature (stationary references, passive forgetting, change detection, MASTER),
 and the linear RestartUCB and MASTER over OFUL."""
 
-from bandits.algorithms.bandit_over_bandit import BanditOverBandit
-from bandits.algorithms.change_detection import CUSUMUCB, MonitoredUCB
-from bandits.algorithms.discounted import DiscountedThompson, DiscountedUCB
-from bandits.algorithms.discounted_linear_ucb import DiscountedLinUCB
-from bandits.algorithms.exp3 import EXP3S
-from bandits.algorithms.glr import GLRklUCB
-from bandits.algorithms.master import MasterUCB
-from bandits.algorithms.master_oful import MasterOFUL
-from bandits.algorithms.pricing import MovingWindowPricing, RecordedPrices
-from bandits.algorithms.protocol import is_protocol_policy, play, play_policy
-from bandits.algorithms.restart_linear_ucb import RestartLinUCB
-from bandits.algorithms.sliding_window_gm import SlidingWindowThompson, SlidingWindowUCBGM
-from bandits.algorithms.sliding_window_ucb import UCB, SlidingWindowUCB
-from bandits.algorithms.stationary import KLUCB, UCB1, OracleRestartUCB
-from bandits.algorithms.thompson import ThompsonSampling
+# Each name is imported from its module on first use (PEP 562), so that unpickling one
+# algorithm or environment in a worker imports that module alone, not every kernel and data
+# reader of the package.
+_HOME = {
+    "BanditOverBandit": "bandits.algorithms.bandit_over_bandit",
+    "CUSUMUCB": "bandits.algorithms.change_detection",
+    "DiscountedLinUCB": "bandits.algorithms.discounted_linear_ucb",
+    "DiscountedThompson": "bandits.algorithms.discounted",
+    "DiscountedUCB": "bandits.algorithms.discounted",
+    "EXP3S": "bandits.algorithms.exp3",
+    "GLRklUCB": "bandits.algorithms.glr",
+    "KLUCB": "bandits.algorithms.stationary",
+    "MasterOFUL": "bandits.algorithms.master_oful",
+    "MasterUCB": "bandits.algorithms.master",
+    "MonitoredUCB": "bandits.algorithms.change_detection",
+    "MovingWindowPricing": "bandits.algorithms.pricing",
+    "OracleRestartUCB": "bandits.algorithms.stationary",
+    "RecordedPrices": "bandits.algorithms.pricing",
+    "RestartLinUCB": "bandits.algorithms.restart_linear_ucb",
+    "SlidingWindowThompson": "bandits.algorithms.sliding_window_gm",
+    "SlidingWindowUCB": "bandits.algorithms.sliding_window_ucb",
+    "SlidingWindowUCBGM": "bandits.algorithms.sliding_window_gm",
+    "ThompsonSampling": "bandits.algorithms.thompson",
+    "UCB": "bandits.algorithms.sliding_window_ucb",
+    "UCB1": "bandits.algorithms.stationary",
+    "is_protocol_policy": "bandits.algorithms.protocol",
+    "play": "bandits.algorithms.protocol",
+    "play_policy": "bandits.algorithms.protocol",
+}
 
 __all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedLinUCB", "DiscountedThompson", "DiscountedUCB", "EXP3S",
            "GLRklUCB", "KLUCB", "MasterOFUL", "MasterUCB", "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB",
            "RecordedPrices", "RestartLinUCB", "SlidingWindowThompson", "SlidingWindowUCB", "SlidingWindowUCBGM",
            "ThompsonSampling", "UCB", "UCB1", "is_protocol_policy", "play", "play_policy"]
+
+
+def __getattr__(name):
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*globals(), *_HOME])

@@ -108,7 +108,7 @@ def _is_named_map(algos: dict) -> bool:
 
 
 def _bad(argument: str, value, allowed: str) -> ConfigError:
-    return ConfigError(f"simulate({argument}={value!r}): {allowed}, got {type(value).__name__}.")
+    return ConfigError(f"simulate({argument}={value!r}): {allowed} (got a value of type {type(value).__name__}).")
 
 
 def _flag(argument: str, value) -> bool:
@@ -193,5 +193,5 @@ def simulate(env, algos, T, trials: int = 10, seed: int = 0, n_jobs: int = 1, ex
     setup = Setup(experiment, env_name, env_obj, env_cfg, _algorithms(algos), Ts, trials, seed, int(n_jobs),
                   flags["save_actions"], flags["overwrite"], folder)
     p = plan(setup)
-    rows = execute(p, progress=flags["progress"])
-    return gather(p, rows)
+    tables = execute(p, progress=flags["progress"])
+    return gather(p, tables, full=True)

@@ -39,7 +39,8 @@ EXIT_CODES = {
                "the results folder; or your own policy or environment raising an exception",
     MISSING_CELLS: "`drift-bandits collect` (`python -m experiments.collect`): cells of the declared sweep are still "
                    "missing",
-    INTERRUPTED: "interrupted (Ctrl-C): every finished cell is kept, and the same command resumes",
+    INTERRUPTED: "interrupted (Ctrl-C): the cells written so far are kept (each batch of cells is written when it "
+                 "ends; a batch is about `parallel.batch_s` seconds of work), and the same command computes the rest",
 }
 
 # Hydra's informational modes and options that change where configs come from: handed
@@ -263,8 +264,15 @@ def _forget_run_folder() -> None:
         return
     if hc.mode != RunMode.RUN:
         return
-    logging.shutdown()  # release run.log before removing it
-    shutil.rmtree(Path(hc.runtime.output_dir), ignore_errors=True)
+    folder = Path(hc.runtime.output_dir).resolve()
+    loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
+                                      if isinstance(lg, logging.Logger))]
+    for logger in loggers:  # release run.log before removing it, and never write to it again
+        for handler in list(logger.handlers):
+            if isinstance(handler, logging.FileHandler) and folder in Path(handler.baseFilename).resolve().parents:
+                handler.close()
+                logger.removeHandler(handler)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 SWEEP: list = []  # (results folder, rows) of every job this process ran: the sweep's summary
@@ -339,6 +347,9 @@ def sweep_summary(jobs: list) -> None:
 
     rows = pd.concat([r for _, r in jobs if not r.empty], ignore_index=True)
     if rows.empty:
+        return
+    if rows["experiment"].nunique() > 1:  # a sweep over experiments: each table has its own summary above
+        print(f"\nsweep of {len(jobs)} jobs into {rows['experiment'].nunique()} tables; each one's summary is above.")
         return
     rows = rows.assign(label=assign_labels(rows))
     print(f"\nsweep of {len(jobs)} jobs, {len(rows)} cells:\n{summary_text(rows)}")

@@ -74,10 +74,13 @@ import os
 import re
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from bandits.experiments import timings
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout (repository root)
 TEMPLATES = ROOT / "docs" / "templates"
@@ -89,6 +92,7 @@ PAPER_SCALE = "paper"  # claims.csv's scale of a claim of the shipped run (figur
 ENV_LABEL = "env"  # the label of what the environment reported (env_info) and the root seed
 MAX_LIST = 16  # longer lists (chosen windows, change points of many pieces) are not kept
 MAX_TEXT = 80
+TIMINGS = timings.FILE  # where each run of a results folder recorded its time
 
 
 class DocsError(Exception):
@@ -640,6 +644,35 @@ def context(inputs: Inputs) -> dict:
         """Whether the results folder has this file (``bench.csv`` is optional)."""
         return (inputs.results / rel).is_file()
 
+    def speed_breakdown() -> dict | None:
+        """Where a ``make figures`` spent its time, from ``timings.csv``: per experiment (its
+        scenarios and seeds together) the cells run, the wall time of its runs, their planning,
+        the batches' time in the workers and their kernels', and the main process's writing
+        and gathering; the plot and docs stages; and what is left of the span from the first
+        process start to the last row (starting Python, imports, composing configs)."""
+        if not have(TIMINGS):
+            return None
+        t = pd.read_csv(inputs.results / TIMINGS)
+        runs = t[t["stage"] == "run"].copy()
+        runs["group"] = runs["experiment"].astype(str).str.split(".").str[0]
+        runs["wall"] = runs["end"] - runs["start"]
+        order = runs.groupby("group")["start"].min().sort_values().index
+        out = []
+        for name in order:
+            g = runs[runs["group"] == name]
+            out.append({"experiment": name, "runs": len(g), "cells": int(g["cells_run"].sum()),
+                        "wall_s": float(g["wall"].sum()), "plan_s": float(g["plan_s"].sum()),
+                        "kernel_s": float(g["kernel_s"].sum()),
+                        "bookkeeping_s": float((g["worker_s"] - g["kernel_s"]).sum()),
+                        "storage_s": float((g["write_s"] + g["gather_s"]).sum())})
+        stages = {stage: float((g["end"] - g["start"]).sum()) for stage, g in t[t["stage"] != "run"].groupby("stage")}
+        span = float(t["end"].max() - t["process_start"].min())
+        counted = float(runs["wall"].sum()) + sum(stages.values())
+        return {"rows": out, "stages": stages, "span_s": span, "starts_s": max(0.0, span - counted),
+                "processes": int(t["pid"].nunique()), "workers": int(runs["workers"].max()) if len(runs) else 0,
+                "total": {k: sum(r[k] for r in out) for k in ("cells", "wall_s", "plan_s", "kernel_s",
+                                                                "bookkeeping_s", "storage_s")}}
+
     def rows(data) -> list:
         return frame(data).to_dict("records")
 
@@ -678,7 +711,7 @@ def context(inputs: Inputs) -> dict:
         "bench": Lazy(inputs.bench), "constants": Lazy(inputs.constants),
         "claim": claim, "claims_for": claims_for, "claims_table": claims_table, "const": const, "consts": consts,
         "value": value, "series": series, "at": at, "horizons": horizons, "rows": rows, "have": have,
-        "bench_row": bench_row,
+        "bench_row": bench_row, "speed_breakdown": speed_breakdown,
         "md_table": md_table, "img": img,
         "img_path": img_path, "label": label, "names": registry.names, "config": config,
         "describe": describe, "algo_config": algo_config, "docstring": docstring,
@@ -710,8 +743,9 @@ def _template_line(exc: BaseException, name: str) -> str:
     return f" (line {line})" if line else ""
 
 
-def render(results: Path, out: Path, templates: Path = TEMPLATES) -> dict:
-    """{page name: text} of every template; raises DocsError naming the page."""
+def render(results: Path, out: Path, templates: Path = TEMPLATES, only: str | None = None) -> dict:
+    """{page name: text} of every template (``only``: of that page); raises DocsError naming
+    the page."""
     import jinja2
 
     env = environment(templates)
@@ -720,6 +754,8 @@ def render(results: Path, out: Path, templates: Path = TEMPLATES) -> dict:
     pages = {}
     for path in sorted(templates.glob(f"*{SUFFIX}")):
         name = path.name[: -len(SUFFIX)]
+        if only is not None and name != only:
+            continue
         shown = f"docs/templates/{path.name}" if templates == TEMPLATES else str(path)
         try:
             text = env.get_template(path.name).render(ctx)
@@ -743,6 +779,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="docs", type=Path, help="where the pages go (default: docs)")
     parser.add_argument("--templates", default=TEMPLATES, type=Path, help="templates folder (default: docs/templates)")
     args = parser.parse_args(argv)
+    began = time.time()
     if not args.templates.is_dir():
         print(f"error: no templates folder {args.templates}", file=sys.stderr)
         return 2
@@ -756,6 +793,9 @@ def main(argv=None) -> int:
     except TemplateProblem as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    if (args.results / TIMINGS).is_file():  # this render's own time goes into the speed page
+        timings.record(args.results, stage="docs", experiment="", start=round(began, 3), end=round(time.time(), 3))
+        pages.update(render(args.results, args.out, args.templates, only="speed"))
     for name, text in pages.items():
         _write_text(args.out / f"{name}.md", text)
     print(f"{len(pages)} pages written to {args.out}: {', '.join(f'{n}.md' for n in pages)}")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 
 _HIDDEN = ("derived", "name", "label")
@@ -60,10 +61,12 @@ def assign_labels(table: pd.DataFrame) -> pd.Series:
     if table.empty:
         return pd.Series([], index=table.index, dtype=object)
     env_params = table["env_params"] if "env_params" in table.columns else pd.Series(None, index=table.index)
-    configs = {}
-    for idx, algo, env, ap, ep in zip(table.index, table["algo"], table["env"], table["algo_params"], env_params,
-                                     strict=True):
-        configs[idx] = settings(str(algo), str(env), ap, ep)
+    # One entry per distinct configuration (a table of a million cells has a few hundred).
+    seen: dict = {}
+    codes = np.fromiter((seen.setdefault(k, len(seen)) for k in zip(table["algo"], table["env"], table["algo_params"],
+                                                                    env_params, strict=True)),
+                        dtype=np.int64, count=len(table))
+    configs = {i: settings(str(algo), str(env), ap, ep) for (algo, env, ap, ep), i in seen.items()}
     groups: dict = {}
     for start, flat in configs.values():
         key = json.dumps(flat, sort_keys=True, default=str)
@@ -80,5 +83,6 @@ def assign_labels(table: pd.DataFrame) -> pd.Series:
         if len(set(short.values())) < len(short):  # rounding made two settings look alike
             short = {k: start + _bracket(f, varying, exact=True) for k, f in distinct.items()}
         names[start] = short
-    out = {idx: names[start][json.dumps(flat, sort_keys=True, default=str)] for idx, (start, flat) in configs.items()}
-    return pd.Series(out, dtype=object).reindex(table.index)
+    per_config = np.array([names[start][json.dumps(flat, sort_keys=True, default=str)]
+                           for start, flat in configs.values()], dtype=object)
+    return pd.Series(per_config[codes], index=table.index, dtype=object)

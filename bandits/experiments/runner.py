@@ -18,28 +18,27 @@ rows are returned instead, with exactly the numbers the CLI would store.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
 import time
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from omegaconf import DictConfig, ListConfig, OmegaConf
-from tqdm.auto import tqdm
 
 from bandits.algorithms.protocol import is_protocol_policy
 from bandits.errors import ConfigError, ReportedError, Unavailable, last_line, require_float, require_int
-from bandits.experiments import store
+from bandits.experiments import store, timings
 from bandits.experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
 from bandits.experiments.names import NAME_MAX, check_algo_key, check_label, file_name  # noqa: F401
 from bandits.experiments.summary import summary_text, timing_text
-from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, run_cell, stream, trial_rewards
+from bandits.experiments.worker import Batch, CellSpec, Done, run_batch, to_json
+from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, stream
 
 log = logging.getLogger("drift_bandits")
 
@@ -156,6 +155,8 @@ class Setup:
     backend: str = "loky"
     address: str | None = None
     keyed: bool = True  # the algorithms sit under algos.<name> (not a single algo)
+    batch_cells: int = 20_000  # cells of one batch (and shard) at most; 1 = a batch and a file per cell
+    batch_s: float = 10.0  # seconds of work a batch is sized to (what an interrupt can lose per worker)
 
 
 def horizons(value, scale: float = 1.0) -> list:
@@ -186,7 +187,7 @@ def experiment_name(value) -> str:
 TOP_LEVEL = ("algo", "env", "algos", "scenarios", "experiment_name", "T", "horizon_scale", "trials", "seed", "n_jobs",
              "overwrite", "save_actions", "dry_run", "debug", "results_dir", "parallel", "slurm")
 SEED_MAX = 2 ** 63 - 1  # the seed column is a 64-bit integer
-LIMITS = {"trials": 100_000, "T": 10 ** 9}
+LIMITS = {"trials": 1_000_000, "T": 10 ** 9}
 
 
 def check_top_level_keys(cfg: DictConfig) -> None:
@@ -277,13 +278,16 @@ def setup_from_config(cfg: DictConfig) -> Setup:
     results_dir = cfg.get("results_dir", "outputs")
     if not isinstance(results_dir, str) or not results_dir.strip():
         raise ConfigError(f"results_dir must be a folder path, got {results_dir!r}.")
+    batch_cells = require_int("parallel.batch_cells", par.get("batch_cells", 20_000), minimum=1)
+    batch_s = require_float("parallel.batch_s", par.get("batch_s", 10.0), minimum=0.0)
     return Setup(name, env_name, env, env_cfg, algos, Ts, trials, seed, n_jobs, save_actions, overwrite,
-                 Path(results_dir), backend, par.get("address"), keyed=None not in algo_cfgs)
+                 Path(results_dir), backend, par.get("address"), keyed=None not in algo_cfgs,
+                 batch_cells=batch_cells, batch_s=batch_s)
 
 
 # ----------------------------------------------------------------------------- planning
 
-@dataclass
+@dataclass(slots=True)
 class Cell:
     algo_name: str
     algo: object
@@ -292,7 +296,6 @@ class Cell:
     trial: int
     key: str
     config_hash: str
-    path: Path | None
 
 
 @dataclass
@@ -301,7 +304,9 @@ class Plan:
     instances: dict = field(default_factory=dict)
     todo: list = field(default_factory=list)
     done: list = field(default_factory=list)
-    corrupt: list = field(default_factory=list)  # unreadable cell files moved aside (recomputed)
+    corrupt: list = field(default_factory=list)  # damaged shards moved aside (their cells recomputed)
+    stored: store.Stored | None = None  # the cells folder as planned
+    timing: dict = field(default_factory=dict)  # seconds of the run's parts (bandits.experiments.timings)
 
     @property
     def experiment(self) -> str:
@@ -311,6 +316,12 @@ class Plan:
     def table_path(self) -> Path | None:
         rd = self.setup.results_dir
         return None if rd is None else rd / "tables" / f"{self.experiment}.parquet"
+
+    @property
+    def folder(self) -> Path | None:
+        """The experiment's cells folder (its shards)."""
+        rd = self.setup.results_dir
+        return None if rd is None else rd / "runs" / self.experiment
 
 
 def check_compatible(setup: Setup) -> None:
@@ -446,6 +457,8 @@ def plan(setup: Setup) -> Plan:
     check_inputs_apart(setup)
     check_results_folder(setup.results_dir, len(setup.Ts) * setup.trials * len(setup.algos),
                          max(setup.Ts) if setup.save_actions else 0, setup.experiment)
+    stored = store.scan(out.folder) if out.folder is not None else store.Stored()
+    out.stored, out.corrupt = stored, stored.corrupt
     for T in setup.Ts:
         inst = guarded(setup.env, "instance", f"T={T}", T, stream(setup.seed, 0, T))
         out.instances[T] = inst
@@ -460,14 +473,8 @@ def plan(setup: Setup) -> Plan:
             for trial in range(setup.trials):
                 key = stable_hash({"experiment": setup.experiment, "config": config_hash, "trial": trial,
                                    "code": code, "save_actions": setup.save_actions})
-                path = None if setup.results_dir is None else \
-                    setup.results_dir / "runs" / setup.experiment / f"{key}.parquet"
-                cell = Cell(name, obj, spec, T, trial, key, config_hash, path)
-                stored = path is not None and path.exists()
-                if stored and not setup.overwrite and not store.valid_cell(path, key):
-                    out.corrupt.append(store.quarantine(path))
-                    stored = False
-                (out.done if stored and not setup.overwrite else out.todo).append(cell)
+                cell = Cell(name, obj, spec, T, trial, key, config_hash)
+                (out.done if key in stored.where and not setup.overwrite else out.todo).append(cell)
     return out
 
 
@@ -477,16 +484,6 @@ def make_plan(cfg: DictConfig) -> Plan:
 
 # ----------------------------------------------------------------------------- running
 
-def _json(obj) -> str:
-    def default(o):
-        if isinstance(o, np.generic):
-            return o.item()
-        if isinstance(o, np.ndarray):
-            return o.tolist()
-        return str(o)
-    return json.dumps(obj, sort_keys=True, default=default)
-
-
 def stored_info(instance) -> dict:
     """What a row records of an instance: every scalar or list the learner was told and
     every evaluation-only one (arrays such as contexts or the price grid are left out)."""
@@ -494,80 +491,168 @@ def stored_info(instance) -> dict:
     return {k: v for k, v in both.items() if not isinstance(v, np.ndarray)}
 
 
-def make_row(meta: dict, cell: Cell, instance, numbers: dict) -> dict:
-    params = {k: v for k, v in cell.algo_cfg.items() if k != "name"}
-    params["derived"] = numbers["derived"]
-    return {
-        "experiment": meta["experiment"], "env": meta["env_name"], "algo": cell.algo_name, "label": None,
-        "T": cell.T, "trial": cell.trial, "seed": meta["seed"],
-        "final_regret": numbers["final_regret"], "final_reward": numbers["final_reward"],
-        "wall_time_s": numbers["wall_time_s"], "config_hash": cell.config_hash,
-        "code_fingerprint": meta["code"], "package_version": meta["version"], "cell_key": cell.key,
-        "algo_params": _json(params), "env_params": meta["env_params"], "env_info": _json(stored_info(instance)),
-        "checkpoints": numbers["checkpoints"], "regret_curve": numbers["regret_curve"],
-        "reward_curve": numbers["reward_curve"], "actions": numbers["actions"],
-        "events": None if numbers["events"] is None else _json(numbers["events"]),
-        **meta["provenance"],
-    }
+class Batches:
+    """The pending cells as batches of one horizon, sized while they run. A horizon's first
+    batch is one trial; each next one is twice the last, up to what its measured time per cell
+    (or one measured at another horizon, scaled by T) fits into ``batch_s`` seconds, and at
+    most ``batch_cells`` cells. Near the end a batch is cut so that every worker gets one. The
+    longest horizons go first, so that no long batch is left for the end. Whole trials stay
+    in one batch (they share one reward draw) unless a trial alone is larger than the batch."""
+
+    def __init__(self, plan: Plan, batch_cells: int, batch_s: float, workers: int):
+        self.pending: dict = {}
+        params: dict = {}  # one configured-values dict per algorithm, shared by its cells
+        for cell in plan.todo:
+            if cell.algo_name not in params:
+                params[cell.algo_name] = {k: v for k, v in cell.algo_cfg.items() if k != "name"}
+            spec = CellSpec(cell.algo_name, cell.algo, params[cell.algo_name], cell.key, cell.config_hash)
+            trials = self.pending.setdefault(cell.T, {})
+            trials.setdefault(cell.trial, []).append(spec)
+        self.pending = {T: deque(sorted(trials.items())) for T, trials in self.pending.items()}
+        self.remaining = len(plan.todo)
+        self.batch_cells, self.batch_s, self.workers = batch_cells, batch_s, max(1, workers)
+        self.last: dict = {}  # T -> cells of its last batch
+        self.rate: dict = {}  # T -> measured seconds per cell
+
+    def observe(self, done: Done) -> None:
+        if done.cells:
+            self.rate[done.T] = done.seconds / done.cells
+
+    def size(self, T: int, trial_cells: int) -> int:
+        n = 2 * self.last[T] if T in self.last else trial_cells
+        rate = self.rate.get(T)
+        if rate is None and self.rate:  # measured at another horizon: time grows about as T
+            other = min(self.rate, key=lambda t: abs(t - T))
+            rate = self.rate[other] * T / other
+        if rate is not None:
+            n = min(n, int(self.batch_s / rate) if rate > 0 else n)
+        n = min(n, max(trial_cells, -(-self.remaining // self.workers)), self.batch_cells)  # near the end
+        return max(1, n)
+
+    def __iter__(self):
+        for T in sorted(self.pending, reverse=True):
+            queue = self.pending[T]
+            while queue:
+                n = self.size(T, len(queue[0][1]))
+                trials, filled = [], 0
+                while queue and filled < n:
+                    trial, cells = queue[0]
+                    if len(cells) > n - filled:
+                        if trials:
+                            break
+                        queue[0] = (trial, cells[n:])  # a trial larger than the batch is split
+                        cells = cells[:n]
+                    else:
+                        queue.popleft()
+                    trials.append((trial, cells))
+                    filled += len(cells)
+                self.last[T] = filled
+                self.remaining -= filled
+                yield Batch(T, trials)
 
 
-def run_trial(meta: dict, env, instance, T: int, trial: int, cells: list) -> list:
-    """One trial: draw the rewards once, run every pending algorithm on them, write
-    each finished cell (or return the rows when nothing is stored). Runs in a worker."""
-    rewards = trial_rewards(env, instance, meta["seed"], T, trial)
-    out = []
-    for cell in cells:
-        numbers = run_cell(cell.algo, cell.algo_name, instance, rewards, meta["seed"], T, trial,
-                           meta["save_actions"])
-        row = make_row(meta, cell, instance, numbers)
-        if cell.path is None:
-            out.append(row)
+def effective_workers(s: Setup) -> int:
+    from joblib import effective_n_jobs
+    return effective_n_jobs(s.n_jobs)
+
+
+class Writer:
+    """The main process's writer: the rows of finished batches, gathered into one shard of at
+    most ``batch_cells`` rows, written when it is full, when ``batch_s`` seconds have passed
+    since the last one, and at the end (also of an interrupted run). Without a results folder
+    the rows are kept as tables."""
+
+    def __init__(self, folder: Path | None, batch_cells: int, batch_s: float, timing: dict,
+                 stored: store.Stored | None = None):
+        self.folder, self.batch_cells, self.batch_s, self.timing = folder, batch_cells, batch_s, timing
+        self.stored = stored  # where each cell is: each shard written is added to it
+        self.pending: list = []
+        self.rows = 0
+        self.last = time.monotonic()
+        self.tables: list = []
+
+    def add(self, cols: dict) -> None:
+        started = time.perf_counter()
+        table = store.columns_table(cols)
+        if self.folder is None:
+            self.tables.append(table)
         else:
-            store.write_cell(cell.path, row)
-            out.append(cell.key)
-    return out
+            self.pending.append(table)
+            self.rows += table.num_rows
+            if self.rows >= self.batch_cells or time.monotonic() - self.last >= self.batch_s:
+                self.flush()
+        self.timing["write_s"] += time.perf_counter() - started
+
+    def flush(self) -> None:
+        if self.pending:
+            import pyarrow as pa
+
+            started = time.perf_counter()
+            table = pa.concat_tables(self.pending)
+            path = store.write_shard(self.folder, table)
+            if self.stored is not None:
+                for row, key in enumerate(table.column("cell_key").to_pylist()):
+                    self.stored.where[key] = (path, row)
+            self.pending, self.rows = [], 0
+            self.timing["write_s"] += time.perf_counter() - started
+        self.last = time.monotonic()
 
 
 def execute(plan: Plan, progress: bool = True) -> list:
-    """Run the pending cells; returns the rows (in-memory runs) or the keys written.
-    Finished cells are on disk the moment they finish, so an interrupt loses only the
-    trials in flight."""
+    """Run the pending cells in batches (:class:`Batches`); the main process writes their rows
+    as shards (:class:`Writer`). Returns the rows as tables (in-memory runs) or the batches'
+    Done records. An interrupt or a kill loses at most the batches in flight and the rows not
+    yet written (each about ``parallel.batch_s`` seconds of work); Ctrl-C in the main process
+    (``n_jobs=1``) loses nothing finished."""
+    from joblib import Parallel, delayed, effective_n_jobs
+    from tqdm.auto import tqdm
+
     s = plan.setup
-    by_trial: dict = {}
-    for cell in plan.todo:
-        by_trial.setdefault((cell.T, cell.trial), []).append(cell)
-    meta = {"seed": s.seed, "experiment": s.experiment, "env_name": s.env_name, "env_params": _json(
-        {k: v for k, v in s.env_cfg.items() if k != "name"}), "code": code_fingerprint(),
-        "version": package_version(), "save_actions": s.save_actions, "provenance": provenance()}
-    jobs = [delayed(run_trial)(meta, s.env, plan.instances[T], T, trial, cells)
-            for (T, trial), cells in sorted(by_trial.items())]
-    if not jobs:
+    in_process = s.backend == "loky" and s.n_jobs == 1
+    workers = 1 if in_process else effective_n_jobs(s.n_jobs)
+    meta = {"seed": s.seed, "experiment": s.experiment, "env_name": s.env_name,
+            "env_params": to_json({k: v for k, v in s.env_cfg.items() if k != "name"}), "code": code_fingerprint(),
+            "version": package_version(), "save_actions": s.save_actions, "provenance": provenance(),
+            "env_info": {T: to_json(stored_info(inst)) for T, inst in plan.instances.items()}}
+    timing = plan.timing
+    timing.update(write_s=0.0, worker_s=0.0, kernel_s=0.0)
+    writer = Writer(plan.folder, s.batch_cells, s.batch_s, timing, plan.stored)
+    batches = Batches(plan, s.batch_cells, s.batch_s, workers)
+    if not batches.remaining:
         return []
+    sink = writer.add if in_process else None  # in the main process a batch hands its rows over as it goes
+    jobs = (delayed(run_batch)(meta, s.env, plan.instances[b.T], b, s.batch_s, sink) for b in batches)
     out = []
     bar = tqdm(total=len(plan.todo), desc=s.experiment, unit="cell", delay=2.0, disable=not progress)
     try:
         if s.backend == "dask":
             results = _execute_dask(plan, jobs)
-        elif s.n_jobs == 1:
+        elif in_process:
             results = (job[0](*job[1], **job[2]) for job in jobs)
         else:
             results = Parallel(n_jobs=s.n_jobs, return_as="generator_unordered")(jobs)
-        for written in results:
-            out.extend(written)
-            bar.update(len(written))
+        for done in results:
+            batches.observe(done)
+            if done.rows:
+                writer.add(done.rows)
+            out.append(done._replace(rows=None))
+            timing["worker_s"] += done.seconds
+            timing["kernel_s"] += done.kernel_s
+            bar.update(done.cells)
     finally:
+        writer.flush()  # whatever finished, also when interrupted
         bar.close()
-    return out
+    return writer.tables if plan.folder is None else out
 
 
-def _execute_dask(plan: Plan, jobs: list) -> list:
-    """joblib's Dask backend: the trials fan out over a Dask cluster (``parallel.address``,
+def _execute_dask(plan: Plan, jobs) -> list:
+    """joblib's Dask backend: the batches fan out over a Dask cluster (``parallel.address``,
     e.g. tcp://scheduler:8786), or over a local one when no address is given."""
     try:
         from dask.distributed import Client
     except ImportError as exc:
         raise ConfigError("parallel.backend=dask needs dask.distributed (pip install -e \".[cluster]\").") from exc
-    from joblib import parallel_config
+    from joblib import Parallel, parallel_config
 
     client = Client(plan.setup.address) if plan.setup.address else Client(processes=False)
     try:
@@ -577,33 +662,43 @@ def _execute_dask(plan: Plan, jobs: list) -> list:
         client.close()
 
 
-def gather(plan: Plan, rows: list | None = None) -> pd.DataFrame:
+def gather(plan: Plan, tables: list | None = None, full: bool = False) -> pd.DataFrame:
     """This plan's rows, labelled as in the experiment's table. With a results folder the
     finished cells are merged into ``results/tables/<experiment>.parquet`` first (an
-    experiment with no finished cell writes no table)."""
+    experiment with no finished cell writes no table), and the rows returned are the light
+    columns with the labels (``full``: every column, curves included); without one,
+    ``tables`` are the rows :func:`execute` returned."""
     if plan.table_path is None:
-        return store.finish(pd.DataFrame(rows or [], columns=store.SCHEMA.names))
-    cells = plan.done + plan.todo
-    paths = [c.path for c in cells if c.path.exists()]
-    new = store.read_cells(paths)
-    if new.empty and not plan.table_path.exists():
-        return store.finish(new)
-    table = store.merge_into_table(plan.table_path, new)
-    mine = table[table["cell_key"].isin({c.key for c in cells})]
-    return mine.sort_values(["label", "T", "trial"], kind="stable").reset_index(drop=True)
+        import pyarrow as pa
+        rows = pa.concat_tables(tables).to_pandas() if tables else pd.DataFrame(columns=store.SCHEMA.names)
+        return store.finish(rows)
+    keys = [c.key for c in plan.done + plan.todo]
+    stored = plan.stored if plan.stored is not None else store.scan(plan.folder, verify=False)
+    if not any(k in stored.where for k in keys) and not plan.table_path.exists():
+        return pd.DataFrame(columns=[*store.LIGHT, "label"])
+    table = store.merge_into_table(plan.table_path, plan.folder, keys, stored)
+    mine = set(keys)
+    if full:
+        rows = store.read_rows(plan.table_path, mine)
+    else:
+        rows = table[table["cell_key"].isin(mine)]
+    return rows.sort_values(["label", "T", "trial"], kind="stable").reset_index(drop=True)
 
 
-def run(cfg: DictConfig, progress: bool = True) -> pd.DataFrame:
+def run(cfg: DictConfig, progress: bool = True, full: bool = False) -> pd.DataFrame:
     """Entry point behind the CLI: plan, execute, gather, summarise (each scenario of an
-    experiment with ``scenarios`` in turn, into its own table)."""
+    experiment with ``scenarios`` in turn, into its own table). Returns this run's rows: their
+    light columns and labels (``full``: every column, curves included)."""
     jobs = scenario_configs(cfg)
     if len(jobs) > 1:
         for job in jobs:  # every scenario is validated before the first one runs
             check_setup(setup_from_config(job))
-        return pd.concat([run(job, progress) for job in jobs], ignore_index=True)
+        return pd.concat([run(job, progress, full) for job in jobs], ignore_index=True)
     cfg = jobs[0]
+    began = time.time()
     p = make_plan(cfg)
     s = p.setup
+    planned = time.time()
     log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} trials={s.trials} seed={s.seed}: "
              f"{len(p.todo)} cells to run, {len(p.done)} already stored (code {code_fingerprint()})")
     for bad in p.corrupt:
@@ -618,12 +713,18 @@ def run(cfg: DictConfig, progress: bool = True) -> pd.DataFrame:
         execute(p, progress=progress)
     except KeyboardInterrupt:
         rows = gather(p)
-        log.warning(f"interrupted: {len(rows)} finished cells are saved; run the same command again to resume.")
+        log.warning(f"interrupted: {len(rows)} cells of this command are stored; run the same command again to "
+                    "compute the rest.")
         raise
-    rows = gather(p)
+    executed = time.perf_counter()
+    rows = gather(p, full=full)
     wall = time.perf_counter() - start
     ran = rows[rows["cell_key"].isin({c.key for c in p.todo})] if p.todo else rows.iloc[:0]
     log.info(summary_text(rows, timing_text(wall, len(p.todo), float(ran["wall_time_s"].sum()))))
+    timings.record(s.results_dir, stage="run", experiment=s.experiment, cells_run=len(p.todo),
+                   cells_stored=len(p.done), workers=1 if s.n_jobs == 1 else effective_workers(s),
+                   start=round(began, 3), end=round(time.time(), 3), plan_s=planned - began,
+                   execute_s=executed - start, gather_s=time.perf_counter() - executed, **p.timing)
     log.info(f"table: {p.table_path}")
     problems_note(p)
     return rows

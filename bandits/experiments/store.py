@@ -1,116 +1,66 @@
-"""The result store: one Parquet file per finished cell, written atomically.
+"""The result store: an experiment's finished cells as shards, gathered into its table.
 
-A cell is one configuration (algorithm and environment settings, T, root seed) and
-one trial; its identity is (``config_hash``, ``trial``), where the hash covers every
-config value. Its file appears only once the cell is complete (write to a temporary
-file in the same folder, then ``os.replace``), so an interrupted sweep never leaves
-a half-written cell, and a re-run skips every cell whose file exists.
-``results/tables/<experiment>.parquet`` gathers the cells of an experiment (also
-written atomically): rows that differ in any config value stay distinct, and a
-re-computed cell (new code) replaces its older row. Every row gets a ``label``
-(:mod:`bandits.experiments.labels`). Files get the permissions the umask allows, like any
-other file the user creates, so a results folder can be shared.
+A cell is one configuration (algorithm and environment settings, T, root seed) and one
+trial; its identity is (``config_hash``, ``trial``), where the hash covers every config
+value, and its ``cell_key`` adds the code that computed it. Cells live in
+``<results>/runs/<experiment>/`` as shards (:mod:`bandits.experiments.shards`: Parquet files
+of whole batches of cells, each written atomically); a re-run computes exactly the cells no
+valid shard holds. A shard that is unreadable, damaged (every page carries a checksum) or
+not of our schema is moved aside as ``.corrupt`` and its cells are recomputed.
+
+``<results>/tables/<experiment>.parquet`` gathers the cells of an experiment (also written
+atomically): rows that differ in any config value stay distinct, and a recomputed cell
+(new code) replaces its older row. Every row gets a ``label``
+(:mod:`bandits.experiments.labels`). The table is written in bounded memory: the order and
+labels are computed from a few light columns, and the full rows are streamed through
+sorted buckets of :data:`BUCKET_ROWS` rows, so a table of a million cells needs no more
+memory than one bucket. Files get the permissions the umask allows, so a results folder
+can be shared.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bandits.errors import last_line
 from bandits.experiments.labels import assign_labels
+from bandits.experiments.shards import (  # noqa: F401 -- the store's public names
+    FILE_MODE,
+    SCHEMA,
+    atomic_write,
+    check_shard,
+    columns_table,
+    conform,
+    quarantine,
+    read_shard,
+    shard_paths,
+    write_shard,
+)
 
-SCHEMA = pa.schema([
-    ("experiment", pa.string()),
-    ("env", pa.string()),
-    ("algo", pa.string()),
-    ("label", pa.string()),  # human-readable, unique per configuration within a table (bandits.experiments.labels)
-    ("T", pa.int64()),
-    ("trial", pa.int64()),
-    ("seed", pa.int64()),
-    ("final_regret", pa.float64()),
-    ("final_reward", pa.float64()),
-    ("wall_time_s", pa.float64()),
-    ("config_hash", pa.string()),
-    ("code_fingerprint", pa.string()),
-    ("package_version", pa.string()),
-    ("cell_key", pa.string()),
-    ("algo_params", pa.string()),  # JSON: configured and derived constants (window, beta, ...)
-    ("env_params", pa.string()),  # JSON: the environment's configuration
-    ("env_info", pa.string()),  # JSON: what the learner was told and the evaluation-only scalars
-    ("checkpoints", pa.list_(pa.int64())),  # rounds t (1-based) at which curves are kept
-    ("regret_curve", pa.list_(pa.float64())),  # cumulative dynamic (pseudo-)regret at checkpoints
-    ("reward_curve", pa.list_(pa.float64())),  # cumulative realised reward at checkpoints
-    ("actions", pa.list_(pa.int32())),  # every round's arm if save_actions, else null
-    ("events", pa.string()),  # JSON: an algorithm's events (Ada-ILTCB+: blocks, replays, restarts), else null
-    ("git_commit", pa.string()),  # commit of the source tree (+ "-dirty" with local edits), if it is a git checkout
-    ("python_version", pa.string()),
-    ("numpy_version", pa.string()),
-    ("numba_version", pa.string()),
-    ("host", pa.string()),
-])
+log = logging.getLogger("drift_bandits")
 
 KEY_COLUMNS = ["config_hash", "trial"]
 ORDER = ["seed", "label", "T", "trial", "env"]
+# What the labels, the row order, the identity and a run's summary need: read without the curves.
+LIGHT = ["experiment", "env", "algo", "T", "trial", "seed", "final_regret", "final_reward", "wall_time_s",
+         "config_hash", "cell_key", "algo_params", "env_params"]
+REPEATED = ["experiment", "env", "algo", "algo_params", "env_params", "config_hash"]  # read as categories
+BUCKET_ROWS = 100_000  # rows of the table held in memory at once while it is written
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-# Read once, in the main thread, before any worker writes (os.umask is process-wide).
-FILE_MODE = 0o666 & ~_umask()
-
-
-def _atomic_write(table: pa.Table, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        os.chmod(tmp, FILE_MODE)  # mkstemp makes 0600 whatever the umask
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def write_cell(path: Path, row: dict) -> None:
-    _atomic_write(pa.Table.from_pylist([row], schema=SCHEMA), path)
-
-
-def valid_cell(path: Path, key: str) -> bool:
-    """A stored cell is trusted only if it is a readable one-row Parquet file of the
-    expected schema and key (a partial or corrupted file is never read as a result)."""
-    try:
-        table = pq.read_table(path, schema=SCHEMA)
-    except Exception:
-        return False
-    return table.num_rows == 1 and table.column("cell_key")[0].as_py() == key
-
-
-def quarantine(path: Path) -> Path:
-    """Move a bad cell file aside (kept for inspection) so the cell is recomputed."""
-    bad = path.with_suffix(path.suffix + ".corrupt")
-    os.replace(path, bad)
-    return bad
-
-
-def read_cells(paths) -> pd.DataFrame:
-    """Cells as rows (columns added since a cell was written are null)."""
-    tables = [pq.read_table(p, schema=SCHEMA) for p in paths]
-    if not tables:
-        return SCHEMA.empty_table().to_pandas()
-    return pa.concat_tables(tables).to_pandas()
+# The columns every results table has had since its first version: a file without them, or
+# with a row whose identity is missing, is not one of ours (a data file put in its place, say).
+CORE = ("experiment", "algo", "T", "trial", "seed", "final_regret", "config_hash", "cell_key")
 
 
 def finish(rows: pd.DataFrame) -> pd.DataFrame:
@@ -123,10 +73,46 @@ def finish(rows: pd.DataFrame) -> pd.DataFrame:
     return pa.Table.from_pandas(rows[SCHEMA.names], schema=SCHEMA, preserve_index=False).to_pandas()
 
 
+# ----------------------------------------------------------------------------- the cells folder
+
+@dataclass
+class Stored:
+    """The cells of an experiment's folder: each key's shard and row (the newest shard
+    wins), and the shards moved aside as damaged."""
+    where: dict = field(default_factory=dict)  # cell_key -> (shard path, row)
+    corrupt: list = field(default_factory=list)
+
+
+def scan(folder: Path, verify: bool = True) -> Stored:
+    """Every valid shard of ``folder``. ``verify`` reads each shard whole (every page's
+    checksum, the schema, the identity of every row) before trusting it; without it only the
+    keys are read (the cells were verified when the run was planned)."""
+    out = Stored()
+    for path in shard_paths(folder):
+        try:
+            table = read_shard(path) if verify else read_shard(path, ["cell_key"])
+            why = check_shard(path, table)
+        except FileNotFoundError:
+            continue  # moved aside by another process meanwhile
+        except Exception as exc:  # noqa: BLE001 -- any unreadable file is a damaged shard
+            why = last_line(exc)
+        if why is not None:
+            try:
+                out.corrupt.append(quarantine(path))
+            except FileNotFoundError:
+                pass
+            continue
+        for row, key in enumerate(table.column("cell_key").to_pylist()):
+            out.where[key] = (path, row)
+    return out
+
+
+# ----------------------------------------------------------------------------- the table
+
 class table_lock:
     """Exclusive lock around a table's read-merge-write, for processes on one host
-    (cells themselves need no lock: one file each, atomic rename). Across hosts, run
-    ``python -m bandits.experiments.collect`` afterwards: it rebuilds tables from the cells."""
+    (shards themselves need no lock: unique names, atomic rename). Across hosts, run
+    ``drift-bandits collect`` afterwards: it rebuilds tables from the shards."""
 
     def __init__(self, path: Path):
         self.path = path.parent / f".{path.name}.lock"
@@ -144,70 +130,192 @@ class table_lock:
         self.fh.close()
 
 
-def merge_into_table(path: Path, new: pd.DataFrame) -> pd.DataFrame:
-    """Add ``new``'s rows to the table at ``path``, replacing rows of the same cell
-    (``config_hash``, ``trial``), and relabel; returns the whole table."""
-    with table_lock(path):
-        return _merge(path, new)
+def _light(table: pa.Table, src: int) -> pa.Table:
+    """The light columns of ``table`` (a column it lacks is null), with where each row is
+    (``_src``: which source, ``_row``: its row there)."""
+    cols = [table.column(n) if n in table.column_names else pa.nulls(table.num_rows, type=SCHEMA.field(n).type)
+            for n in LIGHT]
+    cols = [c if c.type == SCHEMA.field(n).type else c.cast(SCHEMA.field(n).type)
+            for c, n in zip(cols, LIGHT, strict=True)]
+    where = [pa.array(np.full(table.num_rows, src, dtype=np.int64)), pa.array(np.arange(table.num_rows))]
+    return pa.Table.from_arrays([*cols, *where], names=[*LIGHT, "_src", "_row"])
 
 
-def _read_old(path: Path) -> pd.DataFrame:
-    """A stored table, with columns added since it was written filled with nulls. A
-    damaged table is rebuilt from its experiment's cells, with a notice: the cells are
-    the record, the table only gathers them."""
+def _frame(light: list[pa.Table]) -> pd.DataFrame:
+    """Light tables as one frame; repeated strings as categories (a million rows of JSON are a
+    few hundred distinct values), decoded where the order sorts them."""
+    table = pa.concat_tables(light)
+    table = pa.Table.from_arrays([table.column(n).combine_chunks().dictionary_encode() if n in REPEATED
+                                  else table.column(n) for n in table.column_names], names=table.column_names)
+    frame = table.to_pandas()
+    frame["env"] = frame["env"].astype(object)  # in ORDER: sorted as text, not by category code
+    return frame
+
+
+def _read_old(path: Path) -> pa.Table | str:
+    """The light columns of a stored table, or why it cannot be used (unreadable, or not one
+    of ours): then it is rebuilt from the cells."""
     try:
-        old = pd.read_parquet(path)
+        schema = pq.read_schema(path)
+        missing = [c for c in CORE if c not in schema.names]
+        if missing:
+            return f"not a results table: no column {', '.join(missing)}"
+        table = pq.read_table(path, columns=[c for c in LIGHT if c in schema.names])
     except (pa.ArrowException, OSError, ValueError) as exc:
-        return rebuild_from_cells(path, last_line(exc))
-    foreign = foreign_columns(old)
-    if foreign:
-        return rebuild_from_cells(path, foreign)
-    for name in SCHEMA.names:
-        if name not in old.columns:
-            old[name] = None
-    return old[SCHEMA.names]
-
-
-# The columns every results table has had since its first version: a file without them, or
-# with a row whose identity is missing, is not one of ours (a data file put in its place, say).
-CORE = ("experiment", "algo", "T", "trial", "seed", "final_regret", "config_hash", "cell_key")
-
-
-def foreign_columns(frame: pd.DataFrame) -> str | None:
-    """Why ``frame`` is not a results table of ours, or None."""
-    missing = [c for c in CORE if c not in frame.columns]
-    if missing:
-        return f"not a results table: no column {', '.join(missing)}"
-    if len(frame) and frame[list(KEY_COLUMNS) + ["cell_key"]].isna().any().any():
+        return last_line(exc)
+    if table.num_rows and any(table.column(c).null_count for c in [*KEY_COLUMNS, "cell_key"]):
         return "not a results table: rows without a cell identity"
-    return None
+    return _light(table, 0)
 
 
-def rebuild_from_cells(path: Path, reason: str) -> pd.DataFrame:
-    """Every valid cell of the table's experiment (``results/runs/<experiment>/``); of two
-    cells of one configuration and trial (older code), the newer file wins."""
-    cells = sorted((path.parent.parent / "runs" / path.stem).glob("*.parquet"), key=lambda p: p.stat().st_mtime)
-    valid = [p for p in cells if valid_cell(p, p.stem)]
-    rows = read_cells(valid).drop_duplicates(KEY_COLUMNS, keep="last")
-    bad = quarantine(path)
-    logging.getLogger("drift_bandits").warning(
-        f"warning: the table {path} was damaged ({reason}); rebuilt from its {len(rows)} cells (the damaged file "
-        f"is kept as {bad.name}).")
-    return rows
+@dataclass
+class Source:
+    """Where full rows come from: the old table (read in row groups) or one shard (held in
+    memory when it was read already and the table is small)."""
+    path: Path
+    is_table: bool
+    table: pa.Table | None = None
 
 
-def _merge(path: Path, new: pd.DataFrame) -> pd.DataFrame:
-    if path.exists() and len(new):
+def merge_into_table(path: Path, folder: Path, keys: list[str] | None, stored: Stored | None = None) -> pd.DataFrame:
+    """Add the cells ``keys`` of ``folder`` (every valid cell of it when None) to the table at
+    ``path``, replacing rows of the same cell (``config_hash``, ``trial``), relabel, and write
+    it; returns the light columns (with labels) of the whole table."""
+    with table_lock(path):
+        return _merge(path, folder, keys, stored)
+
+
+def _merge(path: Path, folder: Path, keys, stored) -> pd.DataFrame:
+    stored = stored if stored is not None else scan(folder, verify=False)
+    light, sources = [], []
+    rebuild = None
+    if path.exists():
         old = _read_old(path)
-        keep = ~old.set_index(KEY_COLUMNS).index.isin(new.set_index(KEY_COLUMNS).index)
-        merged = pd.concat([old[keep], new], ignore_index=True)
-    elif path.exists():
-        merged = _read_old(path)
-    else:
-        merged = new
-    merged = finish(merged)
-    _atomic_write(pa.Table.from_pandas(merged, schema=SCHEMA, preserve_index=False), path)
-    return merged
+        if isinstance(old, str):
+            rebuild = old
+        else:
+            sources.append(Source(path, True))
+            light.append(old)
+    wanted = stored.where if keys is None or rebuild else {k: stored.where[k] for k in keys if k in stored.where}
+    by_shard: dict = {}
+    for shard, row in wanted.values():
+        by_shard.setdefault(shard, []).append(row)
+    held = 0
+    for shard in sorted(by_shard, key=_age):
+        try:
+            table = read_shard(shard)
+        except FileNotFoundError:
+            continue  # moved aside by another process meanwhile: its cells are reported missing
+        rows = np.asarray(sorted(by_shard[shard]))
+        keep = held + table.num_rows <= BUCKET_ROWS  # small tables: each shard is read once
+        held += table.num_rows if keep else 0
+        sources.append(Source(shard, False, table if keep else None))
+        light.append(_light(table, len(sources) - 1).take(pa.array(rows)))
+    if not light:
+        return pd.DataFrame(columns=[*LIGHT, "label"])
+    rows = _frame(light)
+    # A recomputed cell replaces the older row of its configuration and trial (the table's,
+    # or an older shard's): the last one read wins, and sources are read oldest first.
+    rows = rows.drop_duplicates(KEY_COLUMNS, keep="last")
+    if rebuild is not None:
+        bad = quarantine(path)
+        log.warning(f"warning: the table {path} was damaged ({rebuild}); rebuilt from its {len(rows)} cells (the "
+                    f"damaged file is kept as {bad.name}).")
+    rows["label"] = assign_labels(rows)
+    rows = rows.sort_values(ORDER, kind="stable").reset_index(drop=True)
+    write_sorted(path, sources, rows)
+    return rows.drop(columns=["_src", "_row"])
+
+
+def _age(path: Path):
+    try:
+        return (path.stat().st_mtime_ns, path.name)
+    except FileNotFoundError:
+        return (0, path.name)
+
+
+def write_sorted(path: Path, sources: list[Source], rows: pd.DataFrame, bucket_rows: int | None = None) -> None:
+    """Write the table whose rows, in order, are ``rows`` (``_src``, ``_row``: where each full
+    row is; ``label``: its label), atomically. At most ``bucket_rows`` full rows are held at
+    once: each source is read once and its rows handed to the bucket of their place in the
+    table (spilled to a temporary Parquet file when there are several buckets), then the
+    buckets are sorted and written in turn."""
+    bucket_rows = bucket_rows or BUCKET_ROWS
+    n = len(rows)
+    position = np.arange(n, dtype=np.int64)  # rows are in the table's order already
+    src = rows["_src"].to_numpy()
+    where = rows["_row"].to_numpy()
+    labels = rows["label"].to_numpy(dtype=object)
+    n_buckets = max(1, -(-n // bucket_rows))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with (tempfile.TemporaryDirectory(dir=path.parent, prefix=f".{path.stem}.buckets.") if n_buckets > 1
+          else contextlib.nullcontext()) as spill:
+        writers: dict = {}
+        memory: dict = {}
+
+        def hand(table: pa.Table, pos: np.ndarray, lab: np.ndarray):
+            table = table.set_column(SCHEMA.get_field_index("label"), "label", pa.array(lab, type=pa.string()))
+            table = table.append_column("_pos", pa.array(pos))
+            bucket = pos // bucket_rows
+            for b in np.unique(bucket):
+                piece = table.filter(pa.array(bucket == b))
+                if n_buckets == 1:
+                    memory.setdefault(b, []).append(piece)
+                else:
+                    if b not in writers:
+                        writers[b] = pq.ParquetWriter(Path(spill) / f"{b}.parquet", piece.schema)
+                    writers[b].write_table(piece)
+
+        for s, source in enumerate(sources):
+            mine = np.flatnonzero(src == s)
+            if not len(mine):
+                continue
+            order = np.argsort(where[mine], kind="stable")
+            mine = mine[order]
+            if source.is_table:
+                reader = pq.ParquetFile(source.path)
+                offset = 0
+                for batch in reader.iter_batches(batch_size=bucket_rows):
+                    lo, hi = np.searchsorted(where[mine], [offset, offset + batch.num_rows])
+                    pick = mine[lo:hi]
+                    if len(pick):
+                        table = conform(pa.Table.from_batches([batch]))
+                        hand(table.take(pa.array(where[pick] - offset)), position[pick], labels[pick])
+                    offset += batch.num_rows
+            else:
+                table = source.table if source.table is not None else read_shard(source.path)
+                hand(table.take(pa.array(where[mine])), position[mine], labels[mine])
+        for w in writers.values():
+            w.close()
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            os.chmod(tmp, FILE_MODE)
+            with pq.ParquetWriter(tmp, SCHEMA) as out:
+                for b in range(n_buckets):
+                    if n_buckets == 1:
+                        pieces = memory.get(b, [])
+                        if not pieces:
+                            continue
+                        bucket = pa.concat_tables(pieces)
+                    else:
+                        if b not in writers:
+                            continue
+                        bucket = pq.read_table(Path(spill) / f"{b}.parquet")
+                    bucket = bucket.take(pc.sort_indices(bucket.column("_pos")))
+                    out.write_table(bucket.drop_columns(["_pos"]).cast(SCHEMA))
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+def read_rows(path: Path, keys) -> pd.DataFrame:
+    """The full rows of ``keys`` in the table at ``path``, in the table's order."""
+    table = pq.read_table(path)
+    table = table.filter(pc.is_in(table.column("cell_key"), value_set=pa.array(list(keys), type=pa.string())))
+    return table.to_pandas()
 
 
 def read_table(path: Path) -> pd.DataFrame:

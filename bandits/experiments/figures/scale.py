@@ -116,9 +116,9 @@ def composed(name: str, overrides: tuple = ()) -> dict | None:
 # ----------------------------------------------------------------------------- the comparison
 
 def _canonical(params: dict) -> str:
-    from bandits.experiments.runner import _json
+    from bandits.experiments.worker import to_json
 
-    return _json({k: v for k, v in params.items() if k not in _HIDDEN})
+    return to_json({k: v for k, v in params.items() if k not in _HIDDEN})
 
 
 def _loads(text) -> dict:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 from collections import Counter
 from fnmatch import fnmatch
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
+from bandits.experiments import timings
 from bandits.experiments.figures import (
     ada,
     claims,
@@ -149,6 +151,7 @@ def main(argv=None) -> None:
                         help="draw these configurations (label, algorithm key or display name) thicker and on top; "
                              f"default: the environment variable {common.HIGHLIGHT_ENV}")
     args = parser.parse_args(argv)
+    began = time.time()
     for record in (common.VERSIONS, common.SCALES, common.SOURCES, common.WRITTEN, claims.SKIPPED):
         record.clear()
     chosen = args.highlight if args.highlight is not None else os.environ.get(common.HIGHLIGHT_ENV)
@@ -169,3 +172,4 @@ def main(argv=None) -> None:
     print(claims.format_claims(table))
     for line in summary_lines(tables, rows, out_dir):
         print(line)
+    timings.record(args.results, stage="plots", experiment="", start=round(began, 3), end=round(time.time(), 3))

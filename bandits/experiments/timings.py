@@ -1,0 +1,59 @@
+"""Where a run's time goes: one row per run (and per plot or docs stage) appended to
+``<results>/timings.csv``, which ``docs/speed.md`` breaks down per experiment.
+
+Each row has the wall time of the run's parts in the main process (planning, running,
+writing the shards, gathering the table), the time the batches took in the workers and,
+of that, the kernels' (``play`` alone), and when the process started, so that the time
+spent starting Python, importing and composing configs shows as the gaps between rows.
+Appending a line is atomic for lines this short, and a lock keeps writers of one host apart.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import time
+from pathlib import Path
+
+COLUMNS = ["stage", "experiment", "cells_run", "cells_stored", "workers", "process_start", "start", "end", "plan_s",
+           "execute_s", "worker_s", "kernel_s", "write_s", "gather_s", "pid"]
+FILE = "timings.csv"
+
+_IMPORTED = time.time()
+
+
+def process_started() -> float:
+    """When this process started (epoch seconds): from /proc on Linux, else when this module
+    was imported."""
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        fields = Path(f"/proc/{os.getpid()}/stat").read_text().rsplit(")", 1)[1].split()
+        started_ticks = int(fields[19])  # field 22 of stat(5), counted after the ")" of the name
+        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime"))
+        return boot + started_ticks / ticks
+    except (OSError, ValueError, IndexError, StopIteration):
+        return _IMPORTED
+
+
+def record(results_dir: Path | None, **row) -> None:
+    """Append one row to ``<results_dir>/timings.csv`` (nothing without a results folder; a
+    folder that cannot take it costs the run nothing)."""
+    if results_dir is None:
+        return
+    import fcntl
+
+    row = {"process_start": round(process_started(), 3), "pid": os.getpid(), **row}
+    line = io.StringIO()
+    csv.DictWriter(line, COLUMNS, extrasaction="ignore").writerow(
+        {k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()})
+    path = Path(results_dir) / FILE
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            if fh.tell() == 0:
+                fh.write(",".join(COLUMNS) + "\n")
+            fh.write(line.getvalue())
+    except OSError:
+        pass

@@ -1,0 +1,139 @@
+"""What a worker runs: a batch of cells of one horizon, whole trials where it can. Each
+trial's rewards are drawn once and every pending algorithm of the trial runs on them
+(:func:`bandits.simulation.run_cell`); the batch's rows come back as columns of numpy arrays
+and lists, which the main process writes as one shard (:mod:`bandits.experiments.shards`).
+Run in the main process (``n_jobs=1``), a batch hands its finished rows to the writer every
+``batch_s`` seconds and, on any failure (bad input found mid-run, your own policy raising,
+Ctrl-C), before the failure propagates.
+
+A worker imports this module, numpy, and the modules of the algorithms and the environment
+it is handed: no pandas, pyarrow, Hydra, OmegaConf, tqdm or the runner.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from bandits.simulation import run_cell, trial_rewards
+
+LIST_COLUMNS = ("checkpoints", "regret_curve", "reward_curve", "actions")
+
+
+class CellSpec(NamedTuple):
+    """One cell of a batch: the algorithm (by name, object and configured values), its key
+    in the store, and the hash of its configuration."""
+    algo_name: str
+    algo: object
+    params: dict  # the algorithm's config without its name; "derived" is added after the run
+    key: str
+    config_hash: str
+
+
+class Batch(NamedTuple):
+    """Cells of one horizon, by trial."""
+    T: int
+    trials: list  # [(trial, [CellSpec, ...]), ...]
+
+    @property
+    def cells(self) -> int:
+        return sum(len(cells) for _, cells in self.trials)
+
+
+class Done(NamedTuple):
+    """What a batch returns: its horizon, how many cells, its wall time in the worker (without
+    the time a writer took), the sum of its kernels' times, and its rows (None when they were
+    handed to a writer already)."""
+    T: int
+    cells: int
+    seconds: float
+    kernel_s: float
+    rows: dict | None
+
+
+def to_json(obj) -> str:
+    """JSON of a row's mapping columns: sorted keys, numpy scalars and arrays as numbers."""
+    def default(o):
+        if isinstance(o, np.generic):
+            return o.item()
+        if isinstance(o, np.ndarray):
+            return o.tolist()
+        return str(o)
+    return json.dumps(obj, sort_keys=True, default=default)
+
+
+def make_row(meta: dict, cell: CellSpec, T: int, trial: int, numbers: dict) -> dict:
+    """The stored row of one finished cell (:data:`bandits.experiments.shards.SCHEMA`)."""
+    params = dict(cell.params)
+    params["derived"] = numbers["derived"]
+    return {
+        "experiment": meta["experiment"], "env": meta["env_name"], "algo": cell.algo_name, "label": None,
+        "T": T, "trial": trial, "seed": meta["seed"],
+        "final_regret": numbers["final_regret"], "final_reward": numbers["final_reward"],
+        "wall_time_s": numbers["wall_time_s"], "config_hash": cell.config_hash,
+        "code_fingerprint": meta["code"], "package_version": meta["version"], "cell_key": cell.key,
+        "algo_params": to_json(params), "env_params": meta["env_params"], "env_info": meta["env_info"][T],
+        "checkpoints": numbers["checkpoints"], "regret_curve": numbers["regret_curve"],
+        "reward_curve": numbers["reward_curve"], "actions": numbers["actions"],
+        "events": None if numbers["events"] is None else to_json(numbers["events"]),
+        **meta["provenance"],
+    }
+
+
+def columns(rows: list[dict]) -> dict:
+    """Rows as columns: a list per column, and each list column as (lengths, one concatenated
+    array), or None where every row has none (``actions`` without ``save_actions``)."""
+    if not rows:
+        return {}
+    out: dict = {}
+    for name in rows[0]:
+        values = [r[name] for r in rows]
+        if name in LIST_COLUMNS:
+            if all(v is None for v in values):
+                out[name] = None
+            else:
+                parts = [np.asarray(v) for v in values]
+                out[name] = (np.array([len(p) for p in parts], dtype=np.int64), np.concatenate(parts))
+        else:
+            out[name] = values
+    return out
+
+
+def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None) -> Done:
+    """Run one batch and return its rows as :func:`columns`; with a ``sink`` (the writer, when
+    the batch runs in the main process) hand them to it instead, every ``batch_s`` seconds and
+    before any failure propagates, so that an interrupt keeps every finished cell."""
+    rows: list = []
+    kernel = handed = 0.0
+    start = last = time.monotonic()
+
+    def hand():  # the writer's time is its own, not the batch's
+        nonlocal rows, last, handed
+        began = time.monotonic()
+        if rows:
+            sink(columns(rows))
+            rows = []
+        last = time.monotonic()
+        handed += last - began
+
+    try:
+        for trial, cells in batch.trials:
+            rewards = trial_rewards(env, instance, meta["seed"], batch.T, trial)
+            for cell in cells:
+                numbers = run_cell(cell.algo, cell.algo_name, instance, rewards, meta["seed"], batch.T, trial,
+                                   meta["save_actions"])
+                rows.append(make_row(meta, cell, batch.T, trial, numbers))
+                kernel += numbers["wall_time_s"]
+                if sink is not None and time.monotonic() - last >= batch_s:
+                    hand()
+    except BaseException:
+        if sink is not None:
+            hand()  # the cells finished before the failure are kept
+        raise
+    if sink is not None:
+        hand()
+        return Done(batch.T, batch.cells, time.monotonic() - start - handed, kernel, None)
+    return Done(batch.T, batch.cells, time.monotonic() - start, kernel, columns(rows))
