@@ -10,6 +10,7 @@ import pytest
 
 from bandits.algorithms import GLRklUCB
 from bandits.algorithms.glr import (
+    chord_spreads,
     explore_range,
     glr_detects,
     glr_threshold,
@@ -129,6 +130,36 @@ def test_pruned_scan_decides_as_scanning_every_split():
             - phi(float(n), prefix[n])
         for beta in (sup - 1e-4, sup + 1e-4, 0.5 * sup, 2 * sup + 1):
             assert glr_detects(prefix, n, every, beta, xlogx, binary, stack) == (sup >= beta), (trial, beta)
+
+
+def test_pruned_scan_on_long_sequences_uses_the_chord_spreads_exactly():
+    """Long sequences reach the stored chord spreads (blocks of 8 splits and more) and the
+    chi-square pre-bound: the pruned test still decides as the full scan, just below and
+    just above the sup, stationary or with a late small change, binary or not; and the spreads
+    the kernel builds sample by sample are those built at once."""
+    rng = np.random.default_rng(11)
+    n_max = 60_000
+    xlogx = np.array([m * math.log(m) if m else 0.0 for m in range(n_max + 1)])
+    stack = np.empty(256, dtype=np.int64)
+    for trial, (n, every, binary) in enumerate([(60_000, 10, True), (20_000, 1, True), (40_000, 10, False),
+                                                 (30_000, 3, True)]):
+        p = rng.uniform(0.05, 0.95)
+        cut = int(0.9 * n)
+        z = np.r_[rng.random(cut) < p, rng.random(n - cut) < min(1.0, p + 0.03 * (trial % 2))].astype(float)
+        if not binary:
+            z = np.clip(z * 0.6 + rng.uniform(0, 0.4, n), 0, 1)
+        prefix = np.r_[0.0, np.cumsum(z)]
+        s = np.arange(every, n, every, dtype=float)
+        S = prefix[every:n:every]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            def phis(m, x):
+                return np.nan_to_num(x * np.log(x / m)) + np.nan_to_num((m - x) * np.log((m - x) / m))
+            stat = phis(s, S) + phis(n - s, prefix[n] - S) - phi(float(n), prefix[n])
+        sup = float(stat.max())
+        for beta in (sup - 1e-4, sup + 1e-4, 0.5 * sup, 20.0):
+            assert glr_detects(prefix, n, every, beta, xlogx, binary, stack) == (sup >= beta), (trial, beta, sup)
+    emin, emax = chord_spreads(prefix, n, every)
+    assert (emin <= 0).all() and (emax >= 0).all() and (emin < 0).any() and (emax > 0).any()
 
 
 def test_kl_ucb_choice_is_the_argmax_of_every_index():

@@ -79,8 +79,10 @@ Implementation (exact: the same actions and restarts as the literal transcriptio
   full), so a split costs O(1): s kl(mu_{1:s}, mu_{1:n}) + (n - s) kl(mu_{s+1:n}, mu_{1:n})
   = phi(s, S_s) + phi(n - s, S_n - S_s) - phi(n, S_n), phi(m, S) = S ln(S/m) +
   (m - S) ln(1 - S/m); while an arm's samples are 0/1, phi is read from a table of m ln m;
-* the scan over the splits is pruned by a convexity bound over blocks of splits
-  (:func:`glr_detects`): O(sqrt(n)) work per test under no change instead of n / Delta_s;
+* the scan over the splits is pruned by a convexity bound over dyadic blocks of splits, each
+  block keeping the spread of its points about its chord as samples arrive
+  (:func:`glr_detects_tree`, :func:`chord_update`): O(log n) blocks per test under no change
+  instead of n / Delta_s splits;
 * the kl-UCB argmax solves Newton's method for one arm at most in most rounds: the last
   arm played is certified as the argmax by one kl evaluation, the others ruled out by
   closed-form bounds or one kl evaluation each (the shared
@@ -185,22 +187,94 @@ def pair_value(s, S, n, Sn, xlogx, binary):
 
 
 LEAF = 4    # blocks of at most this many splits are scanned, not bounded
+STORED = 3  # blocks of 2**STORED splits and more keep their spread about their chord
 
 
 @njit(cache=True)
-def glr_detects(prefix, n, split_every, beta_n, xlogx, binary, stack):
+def block_slot(level, j):
+    """Where block j of 2**level splits (split indices j 2**level .. (j + 1) 2**level - 1)
+    keeps its spread: the in-order position (2 j + 1) 2**level - 1 of a complete binary tree,
+    which depends on neither the tree's size nor its depth, so arrays grow by appending."""
+    return ((2 * j + 1) << level) - 1
+
+
+@njit(cache=True)
+def chord_update(prefix, i, split_every, emin, emax):
+    """After the sample that completes split index i (n = i Delta_s samples): for each block of
+    2**l splits (l >= STORED) whose last split is i, store the least and largest distance of its
+    points (s, S_s) from the chord through its two ends, widened by a rounding margin.
+    Amortised O(log n / Delta_s) per sample: each split lies in one block per level."""
+    level = STORED
+    while ((i + 1) & ((1 << level) - 1)) == 0:
+        first = i + 1 - (1 << level)
+        a, b = first * split_every, i * split_every
+        Sa = prefix[a]
+        slope = (prefix[b] - Sa) / (b - a)
+        lo, hi = 0.0, 0.0
+        for k in range(first + 1, i):
+            s = k * split_every
+            e = prefix[s] - Sa - (s - a) * slope
+            lo = min(lo, e)
+            hi = max(hi, e)
+        pad = 1e-9 * max(1.0, abs(prefix[b]))
+        slot = block_slot(level, first >> level)
+        emin[slot] = lo - pad
+        emax[slot] = hi + pad
+        level += 1
+
+
+@njit(cache=True)
+def in_domain(s, S, n, Sn):
+    """(s, S) is a split the statistic is defined at: 0 <= S <= s and 0 <= Sn - S <= n - s."""
+    return 0.0 <= S <= s and 0.0 <= Sn - S <= n - s
+
+
+@njit(cache=True)
+def chord_bound(a, b, Sa, Sb, lo, hi, fn, Sn):
+    """The largest pair value over the parallelogram with sides parallel to the chord
+    (a, Sa)-(b, Sb), offsets [lo, hi] from it, or +inf if a corner leaves the domain."""
+    fa, fb = float(a), float(b)
+    if not (in_domain(fa, Sa + lo, fn, Sn) and in_domain(fa, Sa + hi, fn, Sn)
+            and in_domain(fb, Sb + lo, fn, Sn) and in_domain(fb, Sb + hi, fn, Sn)):
+        return math.inf
+    return max(max(phi(fa, Sa + lo) + phi(fn - fa, Sn - Sa - lo), phi(fa, Sa + hi) + phi(fn - fa, Sn - Sa - hi)),
+               max(phi(fb, Sb + lo) + phi(fn - fb, Sn - Sb - lo), phi(fb, Sb + hi) + phi(fn - fb, Sn - Sb - hi)))
+
+
+@njit(cache=True)
+def chi2_bound(s, S, n, mean, scale):
+    """An upper bound on the GLR statistic of a split at s with S_s = S that needs no logarithm:
+    kl(p, q) <= (p - q)^2 / (q (1 - q)) (the chi-square bound), which sums over the two sides
+    to (S - s mean)^2 n / (s (n - s) mean (1 - mean)); ``scale`` = n / (mean (1 - mean)). It is
+    jointly convex in (s, S) (a square over a positive linear form, twice), so over a
+    parallelogram it too is largest at a corner; it is defined outside the domain as well."""
+    if scale == math.inf:
+        return math.inf
+    d = S - s * mean
+    return d * d * scale / (s * (n - s))
+
+
+@njit(cache=True)
+def glr_detects_tree(prefix, n, split_every, beta_n, xlogx, binary, stack, emin, emax):
     """The B-GLRT on samples Z_1..Z_n given their prefix sums (prefix[j] = Z_1 + ... + Z_j):
     True iff some split s in {split_every, 2 split_every, ...} below n has
     phi(s, S_s) + phi(n - s, S_n - S_s) - phi(n, S_n) >= beta_n.
 
     Exact, with pruning: (s, S) -> phi(s, S) + phi(n - s, S_n - S) is jointly convex (phi is
-    the perspective of the convex x ln x + (1 - x) ln(1 - x)), and for the splits between a and
-    b the points (s, S_s) lie in the parallelogram with corners (a, S_a), (b, S_b),
-    (a + d, S_b), (b - d, S_a), d = S_b - S_a (each sample is in [0, 1]). A block whose four
-    corner values are all below the threshold (by 1e-6, far above rounding) holds no
-    detection; other blocks are halved, and blocks of at most LEAF splits scanned. The same
-    answer as scanning every split, in O(sqrt(n)) blocks under no change instead of n / Delta_s
-    splits. ``stack``: scratch space for the blocks."""
+    the perspective of the convex x ln x + (1 - x) ln(1 - x)), so over any parallelogram that
+    holds a block's points (s, S_s) its maximum is at a corner. The blocks are the dyadic
+    ones of the split indices (2**l splits, descending from the whole range); a block of at
+    least 2**STORED splits uses the tight parallelogram along its chord (``emin``, ``emax``
+    from :func:`chord_update`), bounded first by :func:`chi2_bound` at its corners (no
+    logarithm), then by the statistic itself; else, or if a corner leaves the domain, the
+    parallelogram every block has:
+    corners (a, S_a), (b, S_b), (a + d, S_b), (b - d, S_a), d = S_b - S_a (each sample is in
+    [0, 1]). A block whose bound is below the threshold (by 1e-6, far above rounding) holds no
+    detection; others are halved, and blocks of at most LEAF splits scanned (a split whose
+    :func:`chi2_bound` is below the threshold by 1e-6 is passed over). The same answer
+    as scanning every split; under no change a block's chord spread grows like the square
+    root of its length, so O(log n) blocks are visited instead of n / Delta_s splits.
+    ``stack``: scratch space for the blocks."""
     fn = float(n)
     Sn = prefix[n]
     if binary:
@@ -208,34 +282,71 @@ def glr_detects(prefix, n, split_every, beta_n, xlogx, binary, stack):
         cut = beta_n + xlogx[i_N] + xlogx[n - i_N] - xlogx[n]
     else:
         cut = beta_n + phi(fn, Sn)
+    mean = Sn / fn
+    scale = fn / (mean * (1.0 - mean)) if 0.0 < mean < 1.0 else math.inf
     last = (n - 1) // split_every
     if last < 1:
         return False
-    stack[0], stack[1] = 1, last
+    top_level = 0
+    while (1 << top_level) <= last:
+        top_level += 1
+    stack[0], stack[1] = top_level, 0
     top = 2
     while top > 0:
         top -= 2
-        lo, hi = stack[top], stack[top + 1]
+        level, j = stack[top], stack[top + 1]
+        first = j << level
+        if first > last:
+            continue
+        lo, hi = max(first, 1), min(first + (1 << level) - 1, last)
         if hi - lo < LEAF:
             for i in range(lo, hi + 1):
                 s = i * split_every
+                if chi2_bound(float(s), prefix[s], fn, mean, scale) < beta_n - 1e-6:
+                    continue
                 if pair_value(float(s), prefix[s], fn, Sn, xlogx, binary) >= cut:
                     return True
             continue
-        a, b = lo * split_every, hi * split_every
-        Sa, Sb = prefix[a], prefix[b]
-        d = Sb - Sa
-        bound = max(max(pair_value(float(a), Sa, fn, Sn, xlogx, binary),
-                        pair_value(float(b), Sb, fn, Sn, xlogx, binary)),
-                    max(pair_value(a + d, Sb, fn, Sn, xlogx, binary),
-                        pair_value(b - d, Sa, fn, Sn, xlogx, binary)))
-        if bound < cut - 1e-6:
-            continue
-        mid = (lo + hi) // 2
-        stack[top], stack[top + 1] = mid + 1, hi
-        stack[top + 2], stack[top + 3] = lo, mid
+        if lo == first and hi == first + (1 << level) - 1:     # a whole block: bound it
+            a, b = lo * split_every, hi * split_every
+            Sa, Sb = prefix[a], prefix[b]
+            bound = math.inf
+            if level >= STORED:
+                slot = block_slot(level, j)
+                e0, e1 = emin[slot], emax[slot]
+                fa, fb = float(a), float(b)
+                chi = max(max(chi2_bound(fa, Sa + e0, fn, mean, scale), chi2_bound(fa, Sa + e1, fn, mean, scale)),
+                          max(chi2_bound(fb, Sb + e0, fn, mean, scale), chi2_bound(fb, Sb + e1, fn, mean, scale)))
+                if chi < beta_n - 1e-6:
+                    continue
+                bound = chord_bound(a, b, Sa, Sb, e0, e1, fn, Sn)
+            if bound == math.inf:
+                d = Sb - Sa
+                bound = max(max(pair_value(float(a), Sa, fn, Sn, xlogx, binary),
+                                pair_value(float(b), Sb, fn, Sn, xlogx, binary)),
+                            max(pair_value(a + d, Sb, fn, Sn, xlogx, binary),
+                                pair_value(b - d, Sa, fn, Sn, xlogx, binary)))
+            if bound < cut - 1e-6:
+                continue
+        stack[top], stack[top + 1] = level - 1, 2 * j + 1
+        stack[top + 2], stack[top + 3] = level - 1, 2 * j
         top += 4
     return False
+
+
+def chord_spreads(prefix, n, split_every):
+    """The spread arrays :func:`chord_update` fills as samples 1..n arrive, built at once."""
+    size = 2 * (n // split_every) + 2
+    emin, emax = np.zeros(size), np.zeros(size)
+    for i in range(1, n // split_every + 1):
+        chord_update(prefix, i, split_every, emin, emax)
+    return emin, emax
+
+
+def glr_detects(prefix, n, split_every, beta_n, xlogx, binary, stack):
+    """:func:`glr_detects_tree` on prefix sums given at once (tests, the reference checks)."""
+    emin, emax = chord_spreads(prefix, n, split_every)
+    return glr_detects_tree(prefix, n, split_every, beta_n, xlogx, binary, stack, emin, emax)
 
 
 @njit(cache=True)
@@ -249,8 +360,13 @@ def glr_klucb_kernel(rewards, lo, scale, beta, alpha0, c, cfg, actions, restarts
     xlogx = np.zeros(T + 1)
     for m in range(1, T + 1):
         xlogx[m] = m * math.log(m)
+    level_of = np.empty(T + 1)     # f(u) for u = t - tau_k: one logarithm per round, not one per arm
+    for u in range(T + 1):
+        level_of[u] = klucb_level(u, c)
     cap = min(T, 1024)
     prefix = np.zeros((K, cap + 1))
+    emin = np.zeros((K, 2 * (cap // split_every) + 2))
+    emax = np.zeros((K, 2 * (cap // split_every) + 2))
     n = np.zeros(K, dtype=np.int64)
     tau = np.zeros(K, dtype=np.int64)
     binary = np.ones(K, dtype=np.bool_)
@@ -270,7 +386,7 @@ def glr_klucb_kernel(rewards, lo, scale, beta, alpha0, c, cfg, actions, restarts
                 arm = r - 1          # forced exploration, lines 3-4
         if arm < 0:                  # kl-UCB, line 6
             for a in range(K):
-                levels[a] = klucb_level(t1 - tau[a], c)
+                levels[a] = level_of[t1 - tau[a]]
             arm = klucb_argmax(sums, n, levels, last, guess, index)
         actions[t] = arm
         last = arm
@@ -282,14 +398,22 @@ def glr_klucb_kernel(rewards, lo, scale, beta, alpha0, c, cfg, actions, restarts
             grown = np.zeros((K, cap + 1))
             grown[:, :prefix.shape[1]] = prefix
             prefix = grown
+            spread = np.zeros((K, 2 * (cap // split_every) + 2))
+            spread[:, :emin.shape[1]] = emin
+            emin = spread
+            spread = np.zeros((K, 2 * (cap // split_every) + 2))
+            spread[:, :emax.shape[1]] = emax
+            emax = spread
         prefix[arm, m] = prefix[arm, m - 1] + x
         sums[arm] = prefix[arm, m]
         n[arm] = m
         if x != 0.0 and x != 1.0:
             binary[arm] = False
         count = t1 - tau[arm] if check_rounds == 1 else m
-        if m >= 2 and count % check_every == 0 and glr_detects(prefix[arm], m, split_every, beta[m], xlogx,
-                                                               binary[arm], stack):
+        if m % split_every == 0:
+            chord_update(prefix[arm], m // split_every, split_every, emin[arm], emax[arm])
+        if m >= 2 and count % check_every == 0 and glr_detects_tree(prefix[arm], m, split_every, beta[m], xlogx,
+                                                                    binary[arm], stack, emin[arm], emax[arm]):
             restarts[n_restarts] = t * K + arm
             n_restarts += 1
             episode += 1
