@@ -382,7 +382,7 @@ def worker_start():
 
 MILLION = 1_000_000
 MILLION_ARGS = [*SWEEP_ARGS, f"trials={MILLION}", "n_jobs=2", "experiment_name=sweep_1e6"]
-PEAK_PROBE = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+PEAK_PROBE = ("import resource, subprocess, sys; code = subprocess.run([sys.executable, *sys.argv[1:]]).returncode; "
               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)")
 
 
@@ -391,8 +391,13 @@ def peak_run(args: list[str], log: Path) -> tuple[float, float]:
     start = time.perf_counter()
     with open(log, "w") as out:
         proc = subprocess.run([sys.executable, "-c", PEAK_PROBE, *args], cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=out, text=True, check=True)
-    return time.perf_counter() - start, int(proc.stdout.split()[-1]) / 1024
+                              stderr=out, text=True)
+    *printed, peak = proc.stdout.splitlines() or [""]
+    with open(log, "a") as out:   # the command's own output (its summary), then what it logged
+        out.write("\n".join(printed) + "\n")
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(args)} failed (exit {proc.returncode}):\n{log.read_text()[-3000:]}")
+    return time.perf_counter() - start, int(peak) / 1024
 
 
 def same_tables(a: Path, b: Path) -> bool:
