@@ -89,11 +89,13 @@ experiments: $(STAMP)
 	$(RUN) -m +experiment=master_geo "seed=$(MASTER_SEEDS)" $(SCALE_ARGS)
 
 plots: $(STAMP)
-	$(PYTHON) -m bandits.experiments.figures --results $(RESULTS)
+	$(PYTHON) -m bandits.experiments.figures --results $(RESULTS) $(TIMED)
 
 docs: $(STAMP)
-	$(PYTHON) -m bandits.experiments.docs --results $(RESULTS) --out $(DOCS)
+	$(PYTHON) -m bandits.experiments.docs --results $(RESULTS) --out $(DOCS) $(TIMED)
 
+# Only make figures adds its plot and docs stages to $(RESULTS)/timings.csv (docs/speed.md)
+figures: TIMED := --timed
 figures: experiments plots docs
 
 bench: $(STAMP)

@@ -654,7 +654,8 @@ def context(inputs: Inputs) -> dict:
             return None
         t = pd.read_csv(inputs.results / TIMINGS)
         runs = t[t["stage"] == "run"].copy()
-        runs["group"] = runs["experiment"].astype(str).str.split(".").str[0]
+        # a scenario's table is <experiment>.<scenario>; a dot before a digit is the name's own
+        runs["group"] = runs["experiment"].astype(str).str.replace(r"\.[A-Za-z_].*$", "", regex=True)
         runs["wall"] = runs["end"] - runs["start"]
         order = runs.groupby("group")["start"].min().sort_values().index
         out = []
@@ -778,6 +779,9 @@ def main(argv=None) -> int:
     parser.add_argument("--results", default="results", type=Path, help="results folder (default: results)")
     parser.add_argument("--out", default="docs", type=Path, help="where the pages go (default: docs)")
     parser.add_argument("--templates", default=TEMPLATES, type=Path, help="templates folder (default: docs/templates)")
+    parser.add_argument("--timed", action="store_true",
+                        help=f"append this render's time to <results>/{TIMINGS} (make figures does; a render "
+                             "on its own leaves the timings of the last make figures as they are)")
     args = parser.parse_args(argv)
     began = time.time()
     if not args.templates.is_dir():
@@ -793,7 +797,7 @@ def main(argv=None) -> int:
     except TemplateProblem as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    if (args.results / TIMINGS).is_file():  # this render's own time goes into the speed page
+    if args.timed:  # this render's own time goes into the speed page
         timings.record(args.results, stage="docs", experiment="", start=round(began, 3), end=round(time.time(), 3))
         pages.update(render(args.results, args.out, args.templates, only="speed"))
     for name, text in pages.items():

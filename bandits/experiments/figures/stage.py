@@ -150,6 +150,8 @@ def main(argv=None) -> None:
     parser.add_argument("--highlight", default=None, metavar="LABEL[,LABEL]",
                         help="draw these configurations (label, algorithm key or display name) thicker and on top; "
                              f"default: the environment variable {common.HIGHLIGHT_ENV}")
+    parser.add_argument("--timed", action="store_true",
+                        help=f"append this stage's time to <results>/{timings.FILE} (make figures does)")
     args = parser.parse_args(argv)
     began = time.time()
     for record in (common.VERSIONS, common.SCALES, common.SOURCES, common.WRITTEN, claims.SKIPPED):
@@ -172,4 +174,5 @@ def main(argv=None) -> None:
     print(claims.format_claims(table))
     for line in summary_lines(tables, rows, out_dir):
         print(line)
-    timings.record(args.results, stage="plots", experiment="", start=round(began, 3), end=round(time.time(), 3))
+    if args.timed:
+        timings.record(args.results, stage="plots", experiment="", start=round(began, 3), end=round(time.time(), 3))

@@ -1,0 +1,56 @@
+"""Where a make figures spends its time: every run appends one row to <results>/timings.csv
+(its cells, the workers' time and the kernels' of it), the plot and docs stages only when
+timed (as make figures runs them), and docs/speed.md's breakdown groups a scenario's runs
+under its experiment and sums them by hand."""
+
+import pandas as pd
+import pytest
+
+from bandits.experiments import docs, timings
+from bandits.experiments.figures import stage
+from bandits.experiments.registry import compose
+from bandits.experiments.runner import run
+
+
+def test_each_run_appends_one_row_with_its_cells_and_times(tmp_path):
+    for trials in (2, 3):
+        run(compose(["algo=ucb1", "env=piecewise_bernoulli", "T=200", f"trials={trials}", "seed=4",
+                     f"results_dir={tmp_path}", "experiment_name=timed"]), progress=False)
+    rows = pd.read_csv(tmp_path / timings.FILE)
+    assert rows["stage"].tolist() == ["run", "run"]
+    # the second run finds the first run's two cells stored and runs the third trial only
+    assert rows["cells_run"].tolist() == [2, 1] and rows["cells_stored"].tolist() == [0, 2]
+    assert (rows["kernel_s"] <= rows["worker_s"]).all() and (rows["start"] <= rows["end"]).all()
+    assert (rows["process_start"] <= rows["start"]).all()
+
+
+def test_the_plot_stage_records_its_time_only_when_timed(tmp_path):
+    run(compose(["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=2", f"results_dir={tmp_path}"]),
+        progress=False)
+    stage.main(["--results", str(tmp_path)])
+    assert pd.read_csv(tmp_path / timings.FILE)["stage"].tolist() == ["run"]
+    stage.main(["--results", str(tmp_path), "--timed"])
+    assert pd.read_csv(tmp_path / timings.FILE)["stage"].tolist() == ["run", "plots"]
+
+
+def test_the_breakdown_groups_scenarios_and_sums_by_hand(tmp_path):
+    def row(stage_, experiment, start, end, cells=0, worker=0.0, kernel=0.0, write=0.0, gather=0.0, pid=1):
+        return {"stage": stage_, "experiment": experiment, "cells_run": cells, "cells_stored": 0, "workers": 2,
+                "process_start": 100.0, "start": start, "end": end, "plan_s": 0.5, "execute_s": 0.0,
+                "worker_s": worker, "kernel_s": kernel, "write_s": write, "gather_s": gather, "pid": pid}
+
+    pd.DataFrame([row("run", "ns_benchmark.stationary", 110, 120, 10, 16.0, 12.0, 0.5, 0.25),
+                  row("run", "ns_benchmark.slow_drift", 120, 125, 5, 8.0, 7.0, 0.25, 0.25),
+                  row("run", "ctx_delay_shift0.25", 126, 130, 4, 6.0, 6.0),
+                  row("plots", "", 131, 140, pid=2), row("docs", "", 141, 150, pid=3)],
+                 columns=timings.COLUMNS).to_csv(tmp_path / timings.FILE, index=False)
+    sb = docs.context(docs.Inputs(tmp_path, tmp_path / "docs"))["speed_breakdown"]()
+    by = {r["experiment"]: r for r in sb["rows"]}
+    assert list(by) == ["ns_benchmark", "ctx_delay_shift0.25"]   # a dot before a digit is the name's own
+    ns = by["ns_benchmark"]
+    assert (ns["runs"], ns["cells"], ns["wall_s"], ns["kernel_s"]) == (2, 15, 15.0, 19.0)
+    assert ns["bookkeeping_s"] == pytest.approx(5.0) and ns["storage_s"] == pytest.approx(1.25)
+    assert sb["stages"] == {"docs": 9.0, "plots": 9.0}
+    # the span runs from the first process start (100) to the last end (150); runs and stages
+    # count 19 + 18 of it, the rest is starting processes
+    assert sb["span_s"] == 50.0 and sb["starts_s"] == pytest.approx(13.0) and sb["processes"] == 3
