@@ -28,7 +28,7 @@ def committed_results(dest: Path) -> Path:
     that rendering never touches the repository."""
     out = dest / "results"
     (out / "figures").mkdir(parents=True)
-    for name in ("claims.csv", "bench.csv", "constants.csv"):
+    for name in ("claims.csv", "bench.csv", "constants.csv", "timings.csv"):
         if (RESULTS / name).exists():
             shutil.copy(RESULTS / name, out / name)
     for path in (RESULTS / "figures").iterdir():

@@ -36,7 +36,6 @@ from bandits.errors import ConfigError, ReportedError, Unavailable, last_line, r
 from bandits.experiments import store, timings
 from bandits.experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
 from bandits.experiments.names import NAME_MAX, check_algo_key, check_label, file_name  # noqa: F401
-from bandits.experiments.summary import summary_text, timing_text
 from bandits.experiments.worker import Batch, CellSpec, Done, run_batch, to_json
 from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, stream
 
@@ -717,6 +716,8 @@ def run(cfg: DictConfig, progress: bool = True, full: bool = False) -> pd.DataFr
                     "compute the rest.")
         raise
     executed = time.perf_counter()
+    from bandits.experiments.summary import summary_text, timing_text  # scipy.stats: only once there are rows
+
     rows = gather(p, full=full)
     wall = time.perf_counter() - start
     ran = rows[rows["cell_key"].isin({c.key for c in p.todo})] if p.todo else rows.iloc[:0]
