@@ -73,7 +73,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -81,6 +80,7 @@ import numpy as np
 import pandas as pd
 
 from bandits.experiments import timings
+from bandits.experiments.atomic import replaced
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout (repository root)
 TEMPLATES = ROOT / "docs" / "templates"
@@ -223,19 +223,8 @@ def collect_constants(results: Path) -> pd.DataFrame:
 
 def _write_text(path: Path, text: str) -> None:
     """Write atomically, with the permissions the umask allows (like the result store)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with replaced(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
 
 
 # ----------------------------------------------------------------------------- inputs

@@ -19,13 +19,14 @@ pyarrow, see :mod:`bandits.experiments.worker`).
 from __future__ import annotations
 
 import os
-import tempfile
 import uuid
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from bandits.experiments.atomic import replaced
 
 SCHEMA = pa.schema([
     ("experiment", pa.string()),
@@ -61,29 +62,10 @@ SHARD_PREFIX = "part-"
 LIST_COLUMNS = [f.name for f in SCHEMA if pa.types.is_list(f.type)]
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-# Read once, at import, before any worker thread writes (os.umask is process-wide).
-FILE_MODE = 0o666 & ~_umask()
-
-
 def atomic_write(table: pa.Table, path: Path) -> None:
     """``table`` at ``path``, whole or not at all, with the permissions the umask allows."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        os.chmod(tmp, FILE_MODE)  # mkstemp makes 0600 whatever the umask
+    with replaced(path) as tmp:
         pq.write_table(table, tmp, write_page_checksum=True)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def columns_table(cols: dict) -> pa.Table:

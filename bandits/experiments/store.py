@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,9 +33,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bandits.errors import last_line
+from bandits.experiments.atomic import replaced
 from bandits.experiments.labels import assign_labels
 from bandits.experiments.shards import (  # noqa: F401 -- the store's public names
-    FILE_MODE,
     SCHEMA,
     atomic_write,
     check_shard,
@@ -287,28 +286,19 @@ def write_sorted(path: Path, sources: list[Source], rows: pd.DataFrame, bucket_r
                 hand(table.take(pa.array(where[mine])), position[mine], labels[mine])
         for w in writers.values():
             w.close()
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.close(fd)
-        try:
-            os.chmod(tmp, FILE_MODE)
-            with pq.ParquetWriter(tmp, SCHEMA) as out:
-                for b in range(n_buckets):
-                    if n_buckets == 1:
-                        pieces = memory.get(b, [])
-                        if not pieces:
-                            continue
-                        bucket = pa.concat_tables(pieces)
-                    else:
-                        if b not in writers:
-                            continue
-                        bucket = pq.read_table(Path(spill) / f"{b}.parquet")
-                    bucket = bucket.take(pc.sort_indices(bucket.column("_pos")))
-                    out.write_table(bucket.drop_columns(["_pos"]).cast(SCHEMA))
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with replaced(path) as tmp, pq.ParquetWriter(tmp, SCHEMA) as out:
+            for b in range(n_buckets):
+                if n_buckets == 1:
+                    pieces = memory.get(b, [])
+                    if not pieces:
+                        continue
+                    bucket = pa.concat_tables(pieces)
+                else:
+                    if b not in writers:
+                        continue
+                    bucket = pq.read_table(Path(spill) / f"{b}.parquet")
+                bucket = bucket.take(pc.sort_indices(bucket.column("_pos")))
+                out.write_table(bucket.drop_columns(["_pos"]).cast(SCHEMA))
 
 
 def read_rows(path: Path, keys) -> pd.DataFrame:
