@@ -181,3 +181,21 @@ def test_a_simulate_sweep_of_20000_cells_in_memory_and_stored_agree(tmp_path):
     disk = simulate(env="piecewise_bernoulli", algos=["ucb1"], T=100, trials=20000, seed=1, results_dir=tmp_path)
     assert len(files(tmp_path)) <= 40
     pd.testing.assert_frame_equal(mem.drop(columns=MACHINE), disk.drop(columns=MACHINE))
+
+
+def test_a_runs_rows_have_the_columns_of_its_table_and_a_sweep_draws_its_figure(tmp_path):
+    """The merge holds repeated strings as categories; the rows a run returns must not: they
+    have the dtypes a read of the table gives, and a -m sweep's combined figure is drawn from
+    them (a category column does not add to a string)."""
+    from bandits.experiments.cli import sweep_figure
+    from bandits.experiments.labels import assign_labels
+
+    jobs = [runner.run(compose(["algo=sw_ucb", f"algo.window={w}", "env=sinusoid", "T=600", "trials=2",
+                                f"results_dir={tmp_path}", "experiment_name=windows"]), progress=False)
+            for w in (100, 400)]
+    table = pd.read_parquet(tmp_path / "tables" / "windows.parquet")
+    for rows in jobs:
+        assert {c: rows[c].dtype for c in rows.columns} == {c: table[c].dtype for c in rows.columns}
+    rows = pd.concat(jobs, ignore_index=True)
+    names = sweep_figure(rows.assign(label=assign_labels(rows)), tmp_path / "figures")
+    assert names == ["sweep_sweep_window"] and (tmp_path / "figures" / "sweep_sweep_window.png").is_file()

@@ -223,7 +223,9 @@ def _merge(path: Path, folder: Path, keys, stored) -> pd.DataFrame:
     rows["label"] = assign_labels(rows)
     rows = rows.sort_values(ORDER, kind="stable").reset_index(drop=True)
     write_sorted(path, sources, rows)
-    return rows.drop(columns=["_src", "_row"])
+    # the repeated strings were categories only for the merge: the rows go out with the
+    # string columns a table read gives (a category does not add to a string, for one)
+    return rows.drop(columns=["_src", "_row"]).astype({c: "str" for c in [*REPEATED, "label"]})
 
 
 def _age(path: Path):
