@@ -2,8 +2,8 @@
 
 A results folder keeps an experiment's finished cells under ``runs/<experiment>/`` as
 *shards*: Parquet files of one or more rows of :data:`SCHEMA`, each written whole or not at
-all (a temporary file in the same folder, then ``os.replace``). A worker writes one shard
-per batch of cells (about ``parallel.batch_s`` seconds of work each); a results folder
+all (:func:`bandits.experiments.atomic.replaced`). One shard holds the rows of the batches
+that finished in about ``parallel.batch_s`` seconds, at most ``parallel.batch_cells``; a results folder
 of the earlier layout, one ``<cell key>.parquet`` per cell, is a folder of one-row shards
 and reads the same way. Shards are plain Parquet with one schema, so the folder is a
 pyarrow / pandas / Dask / DuckDB dataset as it is (``pyarrow.dataset.dataset(folder)``).
