@@ -184,6 +184,26 @@ def test_exp4_matches_a_transcription_of_auer_fig5(switching):
         w = w * np.exp(0.1 * (pred[t] == a) * r[t, a] / p[a] / 4)
 
 
+def vw_through_pyvw(algo, rewards, info, rng):
+    """The bridge's round through pyvw's documented predict/learn on text examples."""
+    import vowpalwabbit
+    from bandits.contextual.vowpal_wabbit import VowpalWabbit
+
+    T, K = rewards.shape
+    seed = int(rng.integers(0, 2 ** 31 - 1))
+    u = rng.random(T)
+    ws = vowpalwabbit.Workspace(algo.arguments(seed))
+    actions = np.empty(T, dtype=np.int64)
+    for t in range(T):
+        x = info["contexts"][t]
+        pmf = np.asarray(ws.predict(VowpalWabbit.example(x, K)), dtype=np.float64)
+        pmf /= pmf.sum()
+        actions[t] = a = int(min(np.searchsorted(np.cumsum(pmf), u[t], side="right"), K - 1))
+        ws.learn(VowpalWabbit.example(x, K, (a, 1.0 - rewards[t, a], pmf[a])))
+    ws.finish()
+    return actions
+
+
 def test_vw_bridge_runs_on_a_tiny_problem(switching):
     pytest.importorskip("vowpalwabbit")
     from bandits.contextual.vowpal_wabbit import VowpalWabbit
@@ -198,6 +218,7 @@ def test_vw_bridge_runs_on_a_tiny_problem(switching):
         a2 = VowpalWabbit(explore=explore).play(r, info, np.random.default_rng(6))
         assert a1.shape == (300,) and a1.min() >= 0 and a1.max() < 4
         np.testing.assert_array_equal(a1, a2)
+        np.testing.assert_array_equal(a1, vw_through_pyvw(algo, r, info, np.random.default_rng(6)))
     lines = VowpalWabbit.example(np.array([0.5, -1.0]), 3, (1, 0.0, 0.25))
     assert lines == ["shared |s 0:0.5 1:-1", "|a a0", "0:0:0.25 |a a1", "|a a2"]
 

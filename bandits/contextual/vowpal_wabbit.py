@@ -61,14 +61,22 @@ class VowpalWabbit:
 
     @staticmethod
     def example(x: np.ndarray, K: int, label: tuple | None = None) -> list:
-        shared = "shared |s " + " ".join(f"{i}:{v:.6g}" for i, v in enumerate(x))
-        lines = [shared]
-        for a in range(K):
-            prefix = f"0:{label[1]:.6g}:{label[2]:.6g} " if label is not None and label[0] == a else ""
-            lines.append(f"{prefix}|a a{a}")
+        """One round's ADF example as text lines (the format above)."""
+        lines = [VowpalWabbit.shared_line(x)] + [f"|a a{a}" for a in range(K)]
+        if label is not None:
+            lines[label[0] + 1] = VowpalWabbit.labelled(label[0], label[1], label[2])
         return lines
 
+    @staticmethod
+    def shared_line(x: np.ndarray) -> str:
+        return "shared |s " + " ".join(f"{i}:{v:.6g}" for i, v in enumerate(x))
+
+    @staticmethod
+    def labelled(a: int, cost: float, p: float) -> str:
+        return f"0:{cost:.6g}:{p:.6g} |a a{a}"
+
     def play(self, rewards, info, rng, features=None):
+        import pylibvw
         import vowpalwabbit
 
         X = info.get("contexts")
@@ -78,15 +86,27 @@ class VowpalWabbit:
         seed = int(rng.integers(0, 2 ** 31 - 1))
         u = rng.random(T)
         ws = vowpalwabbit.Workspace(self.arguments(seed))
+        # pyvw's own predict/learn wrap every parsed line in a Python Example and look up the
+        # label and prediction types each call: two thirds of a round's time at d = 10. These
+        # are the same native calls on the same text without the wrappers
+        # (tests/test_contextual.py checks the actions against pyvw's predict/learn).
+        vw = pylibvw.vw
+        arms = [f"|a a{a}" for a in range(K)]
         actions = np.empty(T, dtype=np.int64)
         try:
             for t in range(T):
-                ex = self.example(X[t], K)
-                pmf = np.asarray(ws.predict(ex), dtype=np.float64)
+                lines = [self.shared_line(X[t])] + arms
+                ex = vw._parse(ws, "\n".join(lines))
+                vw.predict_multi(ws, ex)
+                pmf = np.asarray(ex[0].get_action_scores(), dtype=np.float64)
+                vw._finish_example_multi_ex(ws, ex)
                 pmf /= pmf.sum()
                 a = int(min(np.searchsorted(np.cumsum(pmf), u[t], side="right"), K - 1))
                 actions[t] = a
-                ws.learn(self.example(X[t], K, (a, 1.0 - rewards[t, a], pmf[a])))
+                lines[a + 1] = self.labelled(a, 1.0 - rewards[t, a], pmf[a])
+                ex = vw._parse(ws, "\n".join(lines))
+                vw.learn_multi(ws, ex)
+                vw._finish_example_multi_ex(ws, ex)
         finally:
             ws.finish()
         self.derived_ = {"arguments": self.arguments(seed)}
