@@ -243,12 +243,21 @@ def preflight(argv: list[str]) -> int:
         if problem:
             raise ConfigError(problem)
         composed.append(cfg)
-    from bandits.experiments.runner import check_results_folder, check_setup, scenario_configs, setup_from_config
+    from bandits.experiments.runner import (
+        check_results_folder, check_seed, check_setup, scenario_configs, setup_from_config, setup_key,
+    )
 
+    checked: set = set()  # jobs that differ in their root seed alone (a sweep over seeds) are checked once
     for cfg in composed:
+        key = setup_key(cfg)
+        if key is not None and key in checked:
+            check_seed(cfg)
+            continue
         for one in scenario_configs(cfg):
             setup = check_setup(setup_from_config(one))
             check_results_folder(setup.results_dir)
+        if key is not None:
+            checked.add(key)
     return len(planned)
 
 

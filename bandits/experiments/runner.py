@@ -18,6 +18,7 @@ rows are returned instead, with exactly the numbers the CLI would store.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -208,21 +209,37 @@ def scenario_configs(cfg: DictConfig) -> list[DictConfig]:
     scenarios = cfg.get("scenarios")
     if not scenarios:
         return [cfg]
-    from omegaconf import OmegaConf, open_dict
+    from omegaconf import OmegaConf
 
+    base = OmegaConf.to_container(cfg, resolve=False)  # once: a config copy per scenario is most of the cost
+    envs = base.pop("scenarios")
     out = []
     for name in scenarios:
         file_name("scenario name", str(name))
         if not isinstance(scenarios[name], DictConfig) or "_target_" not in scenarios[name]:
             raise ConfigError(f"scenarios.{name} must be an environment config (with _target_), e.g. "
                               f"`- /env@scenarios.{name}: piecewise_bernoulli` in the experiment's defaults.")
-        one = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
-        with open_dict(one):
-            one.env = scenarios[name]
-            one.scenarios = {}
-            one.experiment_name = f"{experiment_name(cfg.get('experiment_name'))}.{name}"
-        out.append(one)
+        out.append(OmegaConf.create({**base, "env": envs[name], "scenarios": {},
+                                     "experiment_name": f"{experiment_name(cfg.get('experiment_name'))}.{name}"}))
     return out
+
+
+def check_seed(cfg: DictConfig) -> int:
+    return require_int("seed", cfg.seed, minimum=0, maximum=SEED_MAX)
+
+
+def setup_key(cfg: DictConfig) -> str | None:
+    """What :func:`setup_from_config` builds from, the root seed left out: two configs with
+    one key build the same environment and algorithms (None: the config does not resolve, so
+    let the setup report why)."""
+    from omegaconf import OmegaConf
+
+    try:
+        values = OmegaConf.to_container(cfg, resolve=True)
+    except Exception:  # noqa: BLE001 -- the setup raises the error itself, as a ConfigError
+        return None
+    values.pop("seed", None)
+    return json.dumps(values, sort_keys=True, default=repr)
 
 
 def setup_from_config(cfg: DictConfig) -> Setup:
@@ -237,7 +254,7 @@ def setup_from_config(cfg: DictConfig) -> Setup:
     scale = require_float("horizon_scale", cfg.get("horizon_scale", 1.0), minimum=0.0, strict=True)
     Ts = horizons(cfg.T, scale)
     trials = require_int("trials", cfg.trials, minimum=1, maximum=LIMITS["trials"])
-    seed = require_int("seed", cfg.seed, minimum=0, maximum=SEED_MAX)
+    seed = check_seed(cfg)
     n_jobs = require_int("n_jobs", cfg.n_jobs)
     if n_jobs == 0:
         raise ConfigError("n_jobs must be a positive number of workers or -1 (all cores), got 0.")
@@ -690,12 +707,16 @@ def run(cfg: DictConfig, progress: bool = True, full: bool = False) -> pd.DataFr
     light columns and labels (``full``: every column, curves included)."""
     jobs = scenario_configs(cfg)
     if len(jobs) > 1:
-        for job in jobs:  # every scenario is validated before the first one runs
-            check_setup(setup_from_config(job))
-        return pd.concat([run(job, progress, full) for job in jobs], ignore_index=True)
-    cfg = jobs[0]
+        setups = [check_setup(setup_from_config(job)) for job in jobs]  # all validated before the first runs
+        return pd.concat([run_setup(job, setup, progress, full) for job, setup in zip(jobs, setups)],
+                         ignore_index=True)
+    return run_setup(jobs[0], setup_from_config(jobs[0]), progress, full)
+
+
+def run_setup(cfg: DictConfig, setup: Setup, progress: bool = True, full: bool = False) -> pd.DataFrame:
+    """:func:`run` of one job whose setup is built (by :func:`setup_from_config` from ``cfg``)."""
     began = time.time()
-    p = make_plan(cfg)
+    p = plan(setup)
     s = p.setup
     planned = time.time()
     log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} trials={s.trials} seed={s.seed}: "
