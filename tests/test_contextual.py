@@ -87,6 +87,20 @@ def test_finite_oracle_is_exact_and_counts_calls(switching):
     np.testing.assert_allclose(pc.scores(rows, reward), brute, rtol=1e-12)
 
 
+@pytest.mark.parametrize("K", [2, 5, 7])
+def test_finite_scores_are_the_in_order_sums_bit_for_bit(K):
+    """The select chain (K <= 5) and the indexed load (K > 5) add the same values in the same order."""
+    rng = np.random.default_rng(K)
+    pc = FinitePolicyClass(rng.integers(0, K, (500, 37)).astype(np.int16), K)
+    rows = np.sort(rng.choice(500, 200, replace=False))
+    reward = rng.random((200, K)) * 7.3
+    brute = [0.0] * pc.size
+    for n in range(pc.size):
+        for i, t in enumerate(rows):
+            brute[n] += reward[i, pc.pred[t, n]]
+    np.testing.assert_array_equal(pc.scores(rows, reward), np.array(brute))
+
+
 def test_prefix_sums_match_direct_sums(switching):
     _, inst = switching
     pc = FinitePolicyClass(inst.info["policy_actions"], 4)

@@ -26,8 +26,24 @@ from bandits.numerics import argmax_lowest
 
 @njit(cache=True)
 def _finite_scores(pred, rows, reward):
+    """acc[n] = sum_i reward[i, pred[rows[i], n]], summed over i in order."""
     N = pred.shape[1]
+    K = reward.shape[1]
     acc = np.zeros(N)
+    if K <= 5:
+        # Up to 5 actions the gather is a chain of selects, which the compiler vectorises over
+        # the policies (about 2x faster than the indexed load); the same value is added in the
+        # same order, so the sums are bit-identical (tests/test_contextual.py).
+        r = np.zeros(5)
+        for i in range(rows.shape[0]):
+            prow = pred[rows[i]]
+            for k in range(K):
+                r[k] = reward[i, k]
+            r0, r1, r2, r3, r4 = r[0], r[1], r[2], r[3], r[4]
+            for n in range(N):
+                p = prow[n]
+                acc[n] += r0 if p == 0 else (r1 if p == 1 else (r2 if p == 2 else (r3 if p == 3 else r4)))
+        return acc
     for i in range(rows.shape[0]):
         t = rows[i]
         for n in range(N):
