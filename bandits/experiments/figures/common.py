@@ -106,9 +106,9 @@ TABLE_COLUMN, SCALE_COLUMN = "_table", "_scale"
 def record_sources(rows: pd.DataFrame, figure: str) -> None:
     """Remember which tables (and which run scales) ``figure`` is drawn from."""
     if TABLE_COLUMN in rows.columns:
-        SOURCES.setdefault(figure, set()).update(rows[TABLE_COLUMN].dropna().astype(str))
+        SOURCES.setdefault(figure, set()).update(rows[TABLE_COLUMN].dropna().astype(str).unique())
     if SCALE_COLUMN in rows.columns:
-        scales = sorted({s for s in rows[SCALE_COLUMN].dropna().astype(str) if s})
+        scales = sorted({s for s in rows[SCALE_COLUMN].dropna().astype(str).unique() if s})
         SCALES[figure] = "; ".join(scales)
 
 
@@ -119,7 +119,7 @@ def code_versions(rows: pd.DataFrame, figure: str) -> str:
     record_sources(rows, figure)
     cols = [c for c in ("code_fingerprint", "git_commit") if c in rows.columns]
     pairs = sorted({" ".join(str(v) for v in r if v is not None and v == v)
-                    for r in rows[cols].itertuples(index=False)}) if cols else []
+                    for r in rows[cols].drop_duplicates().itertuples(index=False)}) if cols else []
     text = "; ".join(pairs)
     if len(pairs) > 1:
         warnings.warn(f"{figure} mixes cells from different code versions: {text}", stacklevel=2)

@@ -136,6 +136,7 @@ def leaderboard(rows: pd.DataFrame, scenario: str) -> pd.DataFrame:
     (lowest mean; oracles excluded) with a 95% paired bootstrap interval, its rank, and
     its cost per round (median wall time of a trial / T)."""
     out = []
+    code = code_versions(rows, f"leaderboard {scenario}")
     for T, at_T in rows.groupby("T"):
         per_trial = at_T.pivot_table(index="trial", columns="label", values="final_regret")
         means = per_trial.mean()
@@ -152,7 +153,7 @@ def leaderboard(rows: pd.DataFrame, scenario: str) -> pd.DataFrame:
                         "rank": int(learners.rank(method="min").get(label, np.nan))
                         if label in learners.index else None,
                         "ns_per_round": float(np.median(cells["wall_time_s"]) / T * 1e9),
-                        "trials": len(cells), "code": code_versions(rows, f"leaderboard {scenario}")})
+                        "trials": len(cells), "code": code})
     return pd.DataFrame(out).round({"mean_regret": 4, "ci_low": 4, "ci_high": 4, "ratio_to_best": 4,
                                     "ratio_ci_low": 4, "ratio_ci_high": 4, "ns_per_round": 1})
 
