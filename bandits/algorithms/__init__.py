@@ -2,9 +2,8 @@
 baselines of the non-stationary literature (stationary references, passive forgetting, change detection, MASTER),
 and the linear RestartUCB and MASTER over OFUL."""
 
-# Each name is imported from its module on first use (PEP 562), so that unpickling one
-# algorithm or environment in a worker imports that module alone, not every kernel and data
-# reader of the package.
+from bandits.lazy import exports
+
 _HOME = {
     "BanditOverBandit": "bandits.algorithms.bandit_over_bandit",
     "CUSUMUCB": "bandits.algorithms.change_detection",
@@ -38,15 +37,4 @@ __all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedLinUCB", "DiscountedThomps
            "ThompsonSampling", "UCB", "UCB1", "is_protocol_policy", "play", "play_policy"]
 
 
-def __getattr__(name):
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted([*globals(), *_HOME])
+__getattr__, __dir__ = exports(__name__, _HOME, globals())

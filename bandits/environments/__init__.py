@@ -1,8 +1,7 @@
 """Environments. Each has ``check_params(T)``, ``instance(T, rng)`` and ``rewards(instance, rng)``."""
 
-# Each name is imported from its module on first use (PEP 562), so that unpickling one
-# algorithm or environment in a worker imports that module alone, not every kernel and data
-# reader of the package.
+from bandits.lazy import exports
+
 _HOME = {
     "AutoLoan": "bandits.environments.autoloan",
     "ContextualTable": "bandits.environments.contextual_table",
@@ -25,15 +24,4 @@ __all__ = ["AutoLoan", "ContextualTable", "DriftingContextual", "DriftingLogisti
            "gaussian_rewards", "load_table", "variation"]
 
 
-def __getattr__(name):
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted([*globals(), *_HOME])
+__getattr__, __dir__ = exports(__name__, _HOME, globals())
