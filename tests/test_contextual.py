@@ -201,6 +201,7 @@ def test_exp4_matches_a_transcription_of_auer_fig5(switching):
 def vw_through_pyvw(algo, rewards, info, rng):
     """The bridge's round through pyvw's documented predict/learn on text examples."""
     import vowpalwabbit
+
     from bandits.contextual.vowpal_wabbit import VowpalWabbit
 
     T, K = rewards.shape

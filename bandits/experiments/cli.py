@@ -244,7 +244,12 @@ def preflight(argv: list[str]) -> int:
             raise ConfigError(problem)
         composed.append(cfg)
     from bandits.experiments.runner import (
-        check_results_folder, check_seed, check_setup, scenario_configs, setup_from_config, setup_key,
+        check_results_folder,
+        check_seed,
+        check_setup,
+        scenario_configs,
+        setup_from_config,
+        setup_key,
     )
 
     checked: set = set()  # jobs that differ in their root seed alone (a sweep over seeds) are checked once

@@ -708,7 +708,7 @@ def run(cfg: DictConfig, progress: bool = True, full: bool = False) -> pd.DataFr
     jobs = scenario_configs(cfg)
     if len(jobs) > 1:
         setups = [check_setup(setup_from_config(job)) for job in jobs]  # all validated before the first runs
-        return pd.concat([run_setup(job, setup, progress, full) for job, setup in zip(jobs, setups)],
+        return pd.concat([run_setup(job, setup, progress, full) for job, setup in zip(jobs, setups, strict=True)],
                          ignore_index=True)
     return run_setup(jobs[0], setup_from_config(jobs[0]), progress, full)
 
