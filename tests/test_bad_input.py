@@ -254,6 +254,10 @@ CASES = [
     ("unknown_backend", ["parallel.backend=spark"], 2, ["parallel.backend must be loky or dask"]),
     ("experiment_and_algo", ["+experiment=fig2a", "algo=bob"], 2, ["drop algo=..."]),
     ("sweep_with_one_bad_point", ["-m", "T=1000,0"], 2, ["T must be >= 1"]),
+    # a sweep over seeds checks the rest of the config once and every seed itself
+    ("seed_sweep_with_one_bad_seed", ["-m", "seed=0,1,-1"], 2, ["seed must be >= 0"]),
+    ("scenario_seed_sweep_with_one_bad_seed", ["-m", "+experiment=master_geo", "seed=3,-2", "T=100"], 2,
+     ["seed must be >= 0"]),
     # ------------------------------------------------------------ wrong algorithm / environment pairs
     ("contextual_algo_on_karmed_env", ["algo=iltcb", "env=sinusoid"], 2,
      ["algorithm 'iltcb' does not fit env=sinusoid", "contextual", "Algorithms for env=sinusoid"]),

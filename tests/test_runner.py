@@ -287,6 +287,24 @@ def test_scenarios_are_all_validated_before_any_runs(tmp_path):
     assert not (tmp_path / "tables").exists() and not (tmp_path / "runs").exists()
 
 
+def test_the_setup_key_leaves_out_the_root_seed_alone():
+    """The preflight checks jobs with one key once: they may differ in their seed, nothing else."""
+    key = runner.setup_key
+    base = ["+experiment=master_geo", "T=100"]
+    assert key(compose(base + ["seed=1"])) == key(compose(base + ["seed=2"]))
+    for other in (["T=200"], ["trials=3"], ["scenarios.worst_xi03.gap_min=0.2"], ["algos.kl_ucb.c=1.0"]):
+        assert key(compose(base + ["seed=1", *other])) != key(compose(base + ["seed=1"])), other
+
+
+def test_each_scenario_keeps_the_shared_config_and_its_own_environment():
+    cfg = compose(["+experiment=ns_benchmark", "T=[600]", "trials=2"])
+    jobs = runner.scenario_configs(cfg)
+    assert [j.experiment_name for j in jobs] == [f"ns_benchmark.{n}" for n in cfg.scenarios]
+    for job, name in zip(jobs, cfg.scenarios, strict=True):
+        assert job.env == cfg.scenarios[name] and not job.scenarios
+        assert job.algos == cfg.algos and job.T == [600] and job.trials == 2 and job.seed == cfg.seed
+
+
 def test_a_scenario_must_be_an_environment_config():
     from bandits.errors import ConfigError
 
