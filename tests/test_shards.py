@@ -199,3 +199,25 @@ def test_a_runs_rows_have_the_columns_of_its_table_and_a_sweep_draws_its_figure(
     rows = pd.concat(jobs, ignore_index=True)
     names = sweep_figure(rows.assign(label=assign_labels(rows)), tmp_path / "figures")
     assert names == ["sweep_sweep_window"] and (tmp_path / "figures" / "sweep_sweep_window.png").is_file()
+
+
+def test_a_sweep_over_algorithms_at_one_horizon_draws_regret_against_t(tmp_path):
+    """A run hands the sweep its light rows; regret against t needs the curves, which the
+    sweep reads back from each job's table by cell key (the figure failed with a KeyError)."""
+    from bandits.experiments.cli import sweep_figure, with_curves
+    from bandits.experiments.labels import assign_labels
+
+    jobs = [(tmp_path, runner.run(compose([f"algo={a}", "env=piecewise_bernoulli", "T=500", "trials=2",
+                                           f"results_dir={tmp_path}"]), progress=False))
+            for a in ("ucb1", "glr_klucb")]
+    rows = pd.concat([r for _, r in jobs], ignore_index=True)
+    rows = rows.assign(label=assign_labels(rows))
+    assert "regret_curve" not in rows.columns
+    full = with_curves(jobs, rows)
+    assert full["cell_key"].tolist() == rows["cell_key"].tolist() and full["label"].tolist() == rows["label"].tolist()
+    assert full["final_regret"].tolist() == rows["final_regret"].tolist()
+    assert all(len(c) > 0 for c in full["regret_curve"])
+    with pytest.raises(KeyError):
+        sweep_figure(rows, tmp_path / "figures")
+    assert sweep_figure(rows, tmp_path / "figures", lambda: with_curves(jobs, rows)) == ["sweep"]
+    assert (tmp_path / "figures" / "sweep.png").is_file()

@@ -370,16 +370,31 @@ def sweep_summary(jobs: list) -> None:
     out = jobs[0][0] / "figures"
     out.mkdir(parents=True, exist_ok=True)
     try:
-        names = sweep_figure(rows, out)
+        names = sweep_figure(rows, out, lambda: with_curves(jobs, rows))
     except Exception as exc:  # noqa: BLE001 -- the sweep ran; only its figure failed
         common.notice("sweep", f"figure failed ({common.one_line(exc)})", "the summary above stands")
         return
     print(f"figure{'s' if len(names) > 1 else ''}: {', '.join(str(out / f'{n}.png') for n in names)}")
 
 
-def sweep_figure(rows, out: Path) -> list[str]:
+def with_curves(jobs: list, rows):
+    """``rows`` (a sweep's light rows, labelled) with every column of their tables, curves
+    included, read back by cell key from each job's table."""
+    import pandas as pd
+
+    from bandits.experiments import store
+
+    parts = [store.read_rows(folder / "tables" / f"{name}.parquet", group["cell_key"])
+             for folder, job in jobs if not job.empty for name, group in job.groupby("experiment")]
+    full = pd.concat(parts, ignore_index=True).drop_duplicates("cell_key").drop(columns="label")
+    return rows[["cell_key", "label"]].merge(full, on="cell_key", how="left", validate="one_to_one")
+
+
+def sweep_figure(rows, out: Path, curves=None) -> list[str]:
     """The sweep's figure: its final regret against the swept parameter when the jobs vary one
-    setting of one environment (``sweep.png``), else its regret figure, one per problem."""
+    setting of one environment (``sweep.png``), else its regret figure, one per problem (at a
+    single horizon, regret against t: ``curves()`` gives the rows with their curves, which a
+    run's light rows lack)."""
     from bandits.experiments.figures import generic
 
     problems = generic.problem_configurations(rows)
@@ -389,6 +404,9 @@ def sweep_figure(rows, out: Path) -> list[str]:
         param, values = next(iter(swept.items()))
         generic.sweep_figure("sweep", param, values, rows, out, str(rows["env"].iloc[0]))
         return [f"sweep_sweep_{re.sub(r'[^A-Za-z0-9_.-]', '_', param)}"]
+    if rows["T"].nunique() == 1 and "regret_curve" not in rows.columns and curves is not None:
+        rows = curves()
+        problems = generic.problem_configurations(rows)
     names = []
     for suffix, problem, mine in problems:
         name = "sweep" if len(problems) == 1 else f"sweep_{suffix}"
