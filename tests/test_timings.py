@@ -54,3 +54,26 @@ def test_the_breakdown_groups_scenarios_and_sums_by_hand(tmp_path):
     # the span runs from the first process start (100) to the last end (150); runs and stages
     # count 19 + 18 of it, the rest is starting processes
     assert sb["span_s"] == 50.0 and sb["starts_s"] == pytest.approx(13.0) and sb["processes"] == 3
+
+
+def test_experiment_groups_strip_a_scenario_but_not_a_numbers_dot():
+    names = pd.Series(["ns_benchmark.stationary", "ctx_delay_shift0.25", "fig3", "master_geo.normal_xi03"])
+    assert timings.experiment_group(names).tolist() == ["ns_benchmark", "ctx_delay_shift0.25", "fig3", "master_geo"]
+
+
+def test_kernel_seconds_sum_each_algorithms_cells_per_experiment(tmp_path):
+    tables = {"exp.a": pd.DataFrame({"algo": ["x", "y", "x"], "wall_time_s": [1.0, 2.0, 0.5]}),
+              "exp.b": pd.DataFrame({"algo": ["x"], "wall_time_s": [4.0]}),
+              "other": pd.DataFrame({"algo": ["y", "y"], "wall_time_s": [0.25, 0.25]})}
+    got = timings.kernel_seconds(tables)
+    assert got.to_dict("records") == [{"experiment": "exp", "algo": "x", "cells": 3, "kernel_s": 5.5},
+                                      {"experiment": "exp", "algo": "y", "cells": 1, "kernel_s": 2.0},
+                                      {"experiment": "other", "algo": "y", "cells": 2, "kernel_s": 0.5}]
+    # and the plot stage writes them next to the figures, for docs/speed.md
+    run(compose(["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=2", f"results_dir={tmp_path}"]),
+        progress=False)
+    stage.main(["--results", str(tmp_path)])
+    written = pd.read_csv(tmp_path / "figures" / timings.KERNELS_FILE)
+    table = pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")
+    assert written[["experiment", "algo", "cells"]].values.tolist() == [["adhoc", "ucb1", 2]]
+    assert written["kernel_s"].iloc[0] == pytest.approx(table["wall_time_s"].sum(), abs=1e-3)

@@ -633,6 +633,25 @@ def context(inputs: Inputs) -> dict:
         """Whether the results folder has this file (``bench.csv`` is optional)."""
         return (inputs.results / rel).is_file()
 
+    def kernel_leaders(top: int = 15) -> dict | None:
+        """The algorithms whose kernels took the most seconds over every table, from the plot
+        stage's ``figures/kernel_seconds.csv``: each one's seconds, share, cells and the
+        experiments where it spent most."""
+        rel = f"figures/{timings.KERNELS_FILE}"
+        if not have(rel):
+            return None
+        k = pd.read_csv(inputs.results / rel)
+        total = float(k["kernel_s"].sum())
+        rows = []
+        for algo, g in k.groupby("algo"):
+            where = g.sort_values("kernel_s", ascending=False)
+            rows.append({"algo": algo, "kernel_s": float(g["kernel_s"].sum()), "cells": int(g["cells"].sum()),
+                         "share": float(g["kernel_s"].sum()) / total if total > 0 else 0.0,
+                         "experiments": ", ".join(where["experiment"].head(3))})
+        rows.sort(key=lambda r: -r["kernel_s"])
+        return {"rows": rows[:top], "total_s": total, "algos": len(rows),
+                "top_share": sum(r["share"] for r in rows[:top])}
+
     def speed_breakdown() -> dict | None:
         """Where a ``make figures`` spent its time, from ``timings.csv``: per experiment (its
         scenarios and seeds together) the cells run, the wall time of its runs, their planning,
@@ -644,7 +663,7 @@ def context(inputs: Inputs) -> dict:
         t = pd.read_csv(inputs.results / TIMINGS)
         runs = t[t["stage"] == "run"].copy()
         # a scenario's table is <experiment>.<scenario>; a dot before a digit is the name's own
-        runs["group"] = runs["experiment"].astype(str).str.replace(r"\.[A-Za-z_].*$", "", regex=True)
+        runs["group"] = timings.experiment_group(runs["experiment"])
         runs["wall"] = runs["end"] - runs["start"]
         order = runs.groupby("group")["start"].min().sort_values().index
         out = []
@@ -701,7 +720,7 @@ def context(inputs: Inputs) -> dict:
         "bench": Lazy(inputs.bench), "constants": Lazy(inputs.constants),
         "claim": claim, "claims_for": claims_for, "claims_table": claims_table, "const": const, "consts": consts,
         "value": value, "series": series, "at": at, "horizons": horizons, "rows": rows, "have": have,
-        "bench_row": bench_row, "speed_breakdown": speed_breakdown,
+        "bench_row": bench_row, "speed_breakdown": speed_breakdown, "kernel_leaders": kernel_leaders,
         "md_table": md_table, "img": img,
         "img_path": img_path, "label": label, "names": registry.names, "config": config,
         "describe": describe, "algo_config": algo_config, "docstring": docstring,

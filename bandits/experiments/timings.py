@@ -21,6 +21,28 @@ COLUMNS = ["stage", "experiment", "cells_run", "cells_stored", "workers", "proce
 FILE = "timings.csv"
 
 _IMPORTED = time.time()
+KERNELS_FILE = "kernel_seconds.csv"  # under <results>/figures: kernel seconds per experiment and algorithm
+
+
+def experiment_group(names):
+    """The experiment of each table or run name (a pandas Series of str): a scenario's table is
+    ``<experiment>.<scenario>``, and a dot before a digit is the name's own (``ctx_delay_shift0.25``)."""
+    return names.astype(str).str.replace(r"\.[A-Za-z_].*$", "", regex=True)
+
+
+def kernel_seconds(tables: dict):
+    """Per experiment and algorithm: the cells and the sum of their kernels' seconds
+    (``wall_time_s``, the time of ``play`` alone), from the tables by name."""
+    import pandas as pd
+
+    parts = [pd.DataFrame({"table": name, "algo": rows["algo"].astype(str), "kernel_s": rows["wall_time_s"]})
+             for name, rows in tables.items() if len(rows)]
+    if not parts:
+        return pd.DataFrame(columns=["experiment", "algo", "cells", "kernel_s"])
+    cells = pd.concat(parts, ignore_index=True)
+    cells["experiment"] = experiment_group(cells["table"])
+    out = cells.groupby(["experiment", "algo"], sort=True)["kernel_s"].agg(cells="size", kernel_s="sum").reset_index()
+    return out.assign(kernel_s=out["kernel_s"].round(3))
 
 
 def process_started() -> float:

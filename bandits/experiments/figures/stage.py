@@ -169,6 +169,8 @@ def main(argv=None) -> None:
         common.record_sources(rows, name)  # the figure name of the table's own claims
     out_dir = args.results / "figures"
     rows, drawn = draw_all(tables, out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    timings.kernel_seconds(tables).to_csv(out_dir / timings.KERNELS_FILE, index=False)  # docs/speed.md
     claims.report_skipped()
     table = claims.write_claims(args.results, rows, drawn)
     print(claims.format_claims(table))
