@@ -221,3 +221,19 @@ def test_a_sweep_over_algorithms_at_one_horizon_draws_regret_against_t(tmp_path)
         sweep_figure(rows, tmp_path / "figures")
     assert sweep_figure(rows, tmp_path / "figures", lambda: with_curves(jobs, rows)) == ["sweep"]
     assert (tmp_path / "figures" / "sweep.png").is_file()
+
+
+def test_a_sweeps_figure_data_names_the_code_behind_it(tmp_path):
+    """A run's light rows carry the code version, so a -m sweep's figure records it like any other."""
+    from bandits.experiments.cli import sweep_figure
+    from bandits.experiments.labels import assign_labels
+
+    jobs = [runner.run(compose(["algo=sw_ucb", f"algo.window={w}", "env=sinusoid", "T=600", "trials=2",
+                                f"results_dir={tmp_path}", "experiment_name=windows"]), progress=False)
+            for w in (100, 400)]
+    rows = pd.concat(jobs, ignore_index=True)
+    sweep_figure(rows.assign(label=assign_labels(rows)), tmp_path / "figures")
+    data = pd.read_csv(tmp_path / "figures" / "sweep_sweep_window.csv")
+    table = pd.read_parquet(tmp_path / "tables" / "windows.parquet")
+    assert set(data["code"]) == {" ".join(str(v) for v in table[["code_fingerprint", "git_commit"]].iloc[0]
+                                          if v is not None and v == v)}

@@ -53,8 +53,9 @@ KEY_COLUMNS = ["config_hash", "trial"]
 ORDER = ["seed", "label", "T", "trial", "env"]
 # What the labels, the row order, the identity and a run's summary need: read without the curves.
 LIGHT = ["experiment", "env", "algo", "T", "trial", "seed", "final_regret", "final_reward", "wall_time_s",
-         "config_hash", "cell_key", "algo_params", "env_params"]
-REPEATED = ["experiment", "env", "algo", "algo_params", "env_params", "config_hash"]  # read as categories
+         "config_hash", "cell_key", "algo_params", "env_params", "code_fingerprint", "git_commit"]
+REPEATED = ["experiment", "env", "algo", "algo_params", "env_params", "config_hash", "code_fingerprint",
+            "git_commit"]  # read as categories
 BUCKET_ROWS = 100_000  # rows of the table held in memory at once while it is written
 
 # The columns every results table has had since its first version: a file without them, or
