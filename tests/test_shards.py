@@ -183,6 +183,13 @@ def test_a_simulate_sweep_of_20000_cells_in_memory_and_stored_agree(tmp_path):
     pd.testing.assert_frame_equal(mem.drop(columns=MACHINE), disk.drop(columns=MACHINE))
 
 
+def window_sweep(tmp_path):
+    """The rows of each job of a -m sweep over SW-UCB's window, as the CLI's sweep gets them."""
+    return [runner.run(compose(["algo=sw_ucb", f"algo.window={w}", "env=sinusoid", "T=600", "trials=2",
+                                f"results_dir={tmp_path}", "experiment_name=windows"]), progress=False)
+            for w in (100, 400)]
+
+
 def test_a_runs_rows_have_the_columns_of_its_table_and_a_sweep_draws_its_figure(tmp_path):
     """The merge holds repeated strings as categories; the rows a run returns must not: they
     have the dtypes a read of the table gives, and a -m sweep's combined figure is drawn from
@@ -190,9 +197,7 @@ def test_a_runs_rows_have_the_columns_of_its_table_and_a_sweep_draws_its_figure(
     from bandits.experiments.cli import sweep_figure
     from bandits.experiments.labels import assign_labels
 
-    jobs = [runner.run(compose(["algo=sw_ucb", f"algo.window={w}", "env=sinusoid", "T=600", "trials=2",
-                                f"results_dir={tmp_path}", "experiment_name=windows"]), progress=False)
-            for w in (100, 400)]
+    jobs = window_sweep(tmp_path)
     table = pd.read_parquet(tmp_path / "tables" / "windows.parquet")
     for rows in jobs:
         assert {c: rows[c].dtype for c in rows.columns} == {c: table[c].dtype for c in rows.columns}
@@ -228,9 +233,7 @@ def test_a_sweeps_figure_data_names_the_code_behind_it(tmp_path):
     from bandits.experiments.cli import sweep_figure
     from bandits.experiments.labels import assign_labels
 
-    jobs = [runner.run(compose(["algo=sw_ucb", f"algo.window={w}", "env=sinusoid", "T=600", "trials=2",
-                                f"results_dir={tmp_path}", "experiment_name=windows"]), progress=False)
-            for w in (100, 400)]
+    jobs = window_sweep(tmp_path)
     rows = pd.concat(jobs, ignore_index=True)
     sweep_figure(rows.assign(label=assign_labels(rows)), tmp_path / "figures")
     data = pd.read_csv(tmp_path / "figures" / "sweep_sweep_window.csv")
