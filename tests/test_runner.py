@@ -277,6 +277,33 @@ def test_an_experiment_with_scenarios_writes_one_table_per_scenario(tmp_path):
     assert len({frozenset(v) for v in labels.values()}) == 1 and all("[" not in x for x in labels[tables[0]])
 
 
+def test_the_scenarios_of_one_command_share_one_pool_of_workers(tmp_path, monkeypatch):
+    """With n_jobs=2 every scenario's batches go to the same joblib pool (one started for
+    the command, not one per scenario), and each scenario's table is bit-identical to the
+    in-process run's."""
+    import joblib
+
+    started = []
+
+    class Counted(joblib.Parallel):
+        def __init__(self, *args, **kwargs):
+            started.append(kwargs.get("n_jobs"))
+            super().__init__(*args, **kwargs)
+
+    three = ["+experiment=ns_benchmark", "T=[600]", "trials=2", "~scenarios.slow_drift",
+             "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small", "~algos.bob"]
+    one = run_cfg(tmp_path / "one", *three, "n_jobs=1")
+    assert started == []
+    monkeypatch.setattr(joblib, "Parallel", Counted)
+    two = run_cfg(tmp_path / "two", *three, "n_jobs=2")
+    assert started == [2]
+    cols = [c for c in one.columns if c != "wall_time_s"]
+    key = ["experiment", "cell_key"]
+    pd.testing.assert_frame_equal(one[cols].sort_values(key).reset_index(drop=True),
+                                  two[cols].sort_values(key).reset_index(drop=True))
+    assert one["experiment"].nunique() == 3
+
+
 def test_scenarios_are_all_validated_before_any_runs(tmp_path):
     from bandits.errors import ConfigError
 
