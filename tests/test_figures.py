@@ -43,6 +43,37 @@ def test_plot_stage_writes_figures_data_and_claims(tmp_path):
     assert claims["claim"].str.contains("about 20%").sum() == 2 * 2
 
 
+def test_the_plot_stage_reads_curves_from_the_files_only_for_what_it_draws(tmp_path):
+    """read_table leaves the per-round columns on disk, and curve_band reads them by cell key
+    from the tables' files: the band is bit-identical to the one from the full rows, for rows
+    of two tables in any order and for a subset of them."""
+    from bandits.experiments.figures import common
+
+    for algo in ("ucb1", "exp3s"):
+        runner.run(compose([f"algo={algo}", "env=piecewise_bernoulli", "T=[300,600]", "trials=3",
+                            f"experiment_name=t_{algo}", f"results_dir={tmp_path}"]), progress=False)
+    light, full = [], []
+    for algo in ("ucb1", "exp3s"):
+        path = tmp_path / "tables" / f"t_{algo}.parquet"
+        rows = common.read_table(path)
+        assert not set(common.CURVE_COLUMNS) & set(rows.columns)
+        light.append(rows.assign(**{common.TABLE_COLUMN: path.stem}))
+        whole = pd.read_parquet(path)
+        full.append(whole.assign(label=common.config_labels(whole), **{common.TABLE_COLUMN: path.stem}))
+    light = pd.concat(light, ignore_index=True).sample(frac=1.0, random_state=0)  # rows of both, shuffled
+    full = pd.concat(full, ignore_index=True).set_index("cell_key").loc[light["cell_key"]].reset_index()
+    for pick in (slice(None), slice(0, 7)):
+        one, two = light.iloc[pick], full.iloc[pick]
+        for column in ("regret_curve", "reward_curve"):
+            for T in (300, 600):
+                a = common.curve_band(one[one["T"] == T], column)
+                b = common.curve_band(two[two["T"] == T], column)
+                pd.testing.assert_frame_equal(a, b)
+                assert a["t"].max() == T
+    with pytest.raises(ValueError, match="no stored regret_curve"):  # a row its table does not hold
+        common.curve_band(light.assign(cell_key=light["cell_key"] + "x"), "regret_curve")
+
+
 def test_slope_verdicts():
     assert figures.slope_verdict(0.70, 2 / 3) == "agrees"
     assert figures.slope_verdict(0.45, 2 / 3) == "below bound"

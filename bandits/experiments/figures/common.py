@@ -142,12 +142,23 @@ def shown(path: Path, parts: int = 3) -> str:
     return str(Path(*path.parts[-parts:]))
 
 
+# The per-round columns are left on disk when a table is read: at 10^6 cells they are most
+# of its memory, and a figure draws them for a few configurations at most. curve_band reads
+# the ones it draws, by cell key, from the file of the table (TABLE_FILES) a row came from.
+CURVE_COLUMNS = ("checkpoints", "regret_curve", "reward_curve", "actions")
+TABLE_FILES: dict = {}  # table name -> its file (read_table)
+
+
 def read_table(path: Path) -> pd.DataFrame | None:
-    """A result table with its ``label`` column filled in, or None (after a notice) when
-    the file cannot be read, has no rows, or is not a result table."""
+    """A result table with its ``label`` column filled in and without its per-round columns
+    (:data:`CURVE_COLUMNS`, read when drawn: :func:`curve_band`), or None (after a notice)
+    when the file cannot be read, has no rows, or is not a result table."""
+    import pyarrow.parquet as pq
+
     name = path.stem
     try:
-        rows = pd.read_parquet(path)
+        columns = [c for c in pq.read_schema(path).names if c not in CURVE_COLUMNS]
+        rows = pd.read_parquet(path, columns=columns)
     except Exception as exc:  # any unreadable file: say so and go on with the others
         notice(name, f"{shown(path)} is unreadable ({one_line(exc)})")
         return None
@@ -160,6 +171,7 @@ def read_table(path: Path) -> pd.DataFrame | None:
         return None
     rows = rows.assign(label=config_labels(rows))
     code_versions(rows, name)
+    TABLE_FILES[name] = path
     return rows
 
 
@@ -198,12 +210,60 @@ def regret_by_T(rows: pd.DataFrame, key: str = "algo") -> pd.DataFrame:
     return _with_algo(pd.DataFrame(out), rows, key)
 
 
+def stored_curves(rows: pd.DataFrame, column: str, firsts) -> tuple[dict, object]:
+    """The checkpoints of the rows at positions ``firsts`` (position -> array) and a function
+    of row positions giving the matrix of their ``column`` curves (one row each). From the rows
+    themselves when they hold the column, else read by cell key from their tables' files
+    (:data:`TABLE_FILES`), a batch of rows at a time, keeping only these rows' curves, as Arrow
+    arrays (no object per row): a 10^6-row table never is in memory whole."""
+    if column in rows.columns:
+        return ({i: np.asarray(rows["checkpoints"].iloc[i]) for i in firsts},
+                lambda idx: np.stack(rows[column].to_numpy()[idx]))
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    keys = pd.Index(rows["cell_key"].to_numpy())
+    if not keys.is_unique:
+        raise ValueError("rows with the same cell key: their curves are ambiguous")
+    wanted = set(int(i) for i in firsts)
+    checkpoints, parts, positions = {}, [], []
+    for name in pd.unique(rows[TABLE_COLUMN].astype(str)):
+        for batch in pq.ParquetFile(TABLE_FILES[name]).iter_batches(columns=["cell_key", "checkpoints", column]):
+            found = keys.get_indexer(batch.column(0).to_numpy(zero_copy_only=False))
+            mine = np.flatnonzero(found >= 0)
+            if not len(mine):
+                continue
+            positions.append(found[mine])
+            parts.append(batch.column(2).take(pa.array(mine)))
+            for j in mine[np.isin(found[mine], list(wanted))]:
+                checkpoints[int(found[j])] = np.asarray(batch.column(1)[int(j)].as_py())
+    got = np.concatenate(positions) if positions else np.zeros(0, np.int64)
+    if len(got) != len(rows):
+        raise ValueError(f"{len(rows) - len(got)} rows have no stored {column} in their tables")
+    curves = pa.chunked_array(parts, type=parts[0].type).combine_chunks() if parts else None
+    slot = np.empty(len(rows), np.int64)
+    slot[got] = np.arange(len(got))  # row position -> its place among the curves read
+
+    def values(idx):
+        picked = curves.take(pa.array(slot[idx]))
+        lengths = pc.list_value_length(picked).to_numpy(zero_copy_only=False)
+        if len(np.unique(lengths)) != 1:
+            raise ValueError(f"the {column} curves of one configuration differ in length")
+        return picked.flatten().to_numpy().reshape(len(idx), int(lengths[0]))
+
+    return checkpoints, values
+
+
 def curve_band(rows: pd.DataFrame, column: str, key: str = "algo") -> pd.DataFrame:
-    """Mean and 95% t-band of a stored curve at every checkpoint, per configuration."""
+    """Mean and 95% t-band of a stored curve at every checkpoint, per configuration (the
+    curves from the rows or their tables' files: :func:`stored_curves`)."""
+    groups = sorted(rows.groupby(config_labels(rows).to_numpy(), sort=True).indices.items())
+    checkpoints, curves = stored_curves(rows, column, [idx[0] for _, idx in groups])
     out = []
-    for label, g in rows.groupby(config_labels(rows), sort=True):
-        t = np.asarray(g["checkpoints"].iloc[0])
-        values = np.stack(g[column].to_numpy())
+    for label, idx in groups:
+        t = checkpoints[idx[0]]
+        values = curves(idx)
         mean, low, high = t_interval(values, axis=0)
         out.append(pd.DataFrame({key: label, "t": t, "trials": len(values), "mean": mean,
                                  "ci_low": low, "ci_high": high}))
