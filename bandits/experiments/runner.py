@@ -728,8 +728,8 @@ def run(cfg: DictConfig, progress: bool = True, full: bool = False) -> pd.DataFr
     if len(jobs) > 1:
         setups = [check_setup(setup_from_config(job)) for job in jobs]  # all validated before the first runs
         with worker_pool(setups) as pool:
-            return pd.concat([run_setup(job, setup, progress, full, pool) for job, setup in zip(jobs, setups, strict=True)],
-                             ignore_index=True)
+            parts = [run_setup(job, setup, progress, full, pool) for job, setup in zip(jobs, setups, strict=True)]
+        return pd.concat(parts, ignore_index=True)
     return run_setup(jobs[0], setup_from_config(jobs[0]), progress, full)
 
 
