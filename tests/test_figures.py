@@ -70,6 +70,9 @@ def test_the_plot_stage_reads_curves_from_the_files_only_for_what_it_draws(tmp_p
                 b = common.curve_band(two[two["T"] == T], column)
                 pd.testing.assert_frame_equal(a, b)
                 assert a["t"].max() == T
+    twice = pd.concat([light.iloc[:5], light.iloc[:5]], ignore_index=True)  # a row given twice counts twice
+    pd.testing.assert_frame_equal(common.curve_band(twice, "regret_curve"),
+                                  common.curve_band(pd.concat([full.iloc[:5], full.iloc[:5]]), "regret_curve"))
     with pytest.raises(ValueError, match="no stored regret_curve"):  # a row its table does not hold
         common.curve_band(light.assign(cell_key=light["cell_key"] + "x"), "regret_curve")
 

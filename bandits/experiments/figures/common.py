@@ -215,7 +215,7 @@ def stored_curves(rows: pd.DataFrame, column: str, firsts) -> tuple[dict, object
     of row positions giving the matrix of their ``column`` curves (one row each). From the rows
     themselves when they hold the column, else read by cell key from their tables' files
     (:data:`TABLE_FILES`), a batch of rows at a time, keeping only these rows' curves, as Arrow
-    arrays (no object per row): a 10^6-row table never is in memory whole."""
+    arrays (no object per row): a table is never read whole."""
     if column in rows.columns:
         return ({i: np.asarray(rows["checkpoints"].iloc[i]) for i in firsts},
                 lambda idx: np.stack(rows[column].to_numpy()[idx]))
@@ -223,10 +223,9 @@ def stored_curves(rows: pd.DataFrame, column: str, firsts) -> tuple[dict, object
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    keys = pd.Index(rows["cell_key"].to_numpy())
-    if not keys.is_unique:
-        raise ValueError("rows with the same cell key: their curves are ambiguous")
-    wanted = set(int(i) for i in firsts)
+    keys = pd.Index(pd.unique(rows["cell_key"].to_numpy()))  # a row given twice is read once
+    of_row = keys.get_indexer(rows["cell_key"].to_numpy())
+    wanted = set(int(of_row[i]) for i in firsts)
     checkpoints, parts, positions = {}, [], []
     for name in pd.unique(rows[TABLE_COLUMN].astype(str)):
         for batch in pq.ParquetFile(TABLE_FILES[name]).iter_batches(columns=["cell_key", "checkpoints", column]):
@@ -239,11 +238,13 @@ def stored_curves(rows: pd.DataFrame, column: str, firsts) -> tuple[dict, object
             for j in mine[np.isin(found[mine], list(wanted))]:
                 checkpoints[int(found[j])] = np.asarray(batch.column(1)[int(j)].as_py())
     got = np.concatenate(positions) if positions else np.zeros(0, np.int64)
-    if len(got) != len(rows):
-        raise ValueError(f"{len(rows) - len(got)} rows have no stored {column} in their tables")
-    curves = pa.chunked_array(parts, type=parts[0].type).combine_chunks() if parts else None
-    slot = np.empty(len(rows), np.int64)
-    slot[got] = np.arange(len(got))  # row position -> its place among the curves read
+    if len(np.unique(got)) != len(keys):
+        raise ValueError(f"{len(keys) - len(np.unique(got))} rows have no stored {column} in their tables")
+    checkpoints = {int(i): checkpoints[int(of_row[i])] for i in firsts}
+    curves = pa.chunked_array(parts, type=parts[0].type).combine_chunks()
+    slot = np.empty(len(keys), np.int64)
+    slot[got] = np.arange(len(got))  # cell key -> its place among the curves read
+    slot = slot[of_row]  # row position -> the same
 
     def values(idx):
         picked = curves.take(pa.array(slot[idx]))
