@@ -304,11 +304,22 @@ def write_sorted(path: Path, sources: list[Source], rows: pd.DataFrame, bucket_r
                 out.write_table(bucket.drop_columns(["_pos"]).cast(SCHEMA))
 
 
+def select_rows(path: Path, keys, columns=None) -> pa.Table:
+    """The rows of ``keys`` in the table at ``path``, in the table's order, as Arrow: their
+    ``cell_key`` and ``columns`` (default: every column), read a Parquet batch at a time, so
+    that only these rows are ever held, never the whole table."""
+    wanted = pa.array(list(keys), type=pa.string())
+    source = pq.ParquetFile(path)
+    names = None if columns is None else list(dict.fromkeys(["cell_key", *columns]))
+    parts = [pa.Table.from_batches([batch]).filter(pc.is_in(batch.column("cell_key"), value_set=wanted))
+             for batch in source.iter_batches(columns=names)]
+    empty = source.schema_arrow if names is None else pa.schema([source.schema_arrow.field(n) for n in names])
+    return pa.concat_tables(parts) if parts else empty.empty_table()
+
+
 def read_rows(path: Path, keys) -> pd.DataFrame:
     """The full rows of ``keys`` in the table at ``path``, in the table's order."""
-    table = pq.read_table(path)
-    table = table.filter(pc.is_in(table.column("cell_key"), value_set=pa.array(list(keys), type=pa.string())))
-    return table.to_pandas()
+    return select_rows(path, keys).to_pandas()
 
 
 def read_table(path: Path) -> pd.DataFrame:

@@ -214,34 +214,31 @@ def stored_curves(rows: pd.DataFrame, column: str, firsts) -> tuple[dict, object
     """The checkpoints of the rows at positions ``firsts`` (position -> array) and a function
     of row positions giving the matrix of their ``column`` curves (one row each). From the rows
     themselves when they hold the column, else read by cell key from their tables' files
-    (:data:`TABLE_FILES`), a batch of rows at a time, keeping only these rows' curves, as Arrow
-    arrays (no object per row): a table is never read whole."""
+    (:data:`TABLE_FILES`, by :func:`bandits.experiments.store.select_rows`: a batch at a time,
+    only these rows, as Arrow arrays with no object per row)."""
     if column in rows.columns:
         return ({i: np.asarray(rows["checkpoints"].iloc[i]) for i in firsts},
                 lambda idx: np.stack(rows[column].to_numpy()[idx]))
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+
+    from bandits.experiments.store import select_rows
 
     keys = pd.Index(pd.unique(rows["cell_key"].to_numpy()))  # a row given twice is read once
     of_row = keys.get_indexer(rows["cell_key"].to_numpy())
-    wanted = set(int(of_row[i]) for i in firsts)
-    checkpoints, parts, positions = {}, [], []
+    first_keys = keys[of_row[list(firsts)]]
+    parts, positions, checkpoints = [], [], {}
     for name in pd.unique(rows[TABLE_COLUMN].astype(str)):
-        for batch in pq.ParquetFile(TABLE_FILES[name]).iter_batches(columns=["cell_key", "checkpoints", column]):
-            found = keys.get_indexer(batch.column(0).to_numpy(zero_copy_only=False))
-            mine = np.flatnonzero(found >= 0)
-            if not len(mine):
-                continue
-            positions.append(found[mine])
-            parts.append(batch.column(2).take(pa.array(mine)))
-            for j in mine[np.isin(found[mine], list(wanted))]:
-                checkpoints[int(found[j])] = np.asarray(batch.column(1)[int(j)].as_py())
-    got = np.concatenate(positions) if positions else np.zeros(0, np.int64)
+        got = select_rows(TABLE_FILES[name], keys, [column])
+        positions.append(keys.get_indexer(got.column("cell_key").to_numpy()))
+        parts.append(got.column(column))
+        ticks = select_rows(TABLE_FILES[name], first_keys, ["checkpoints"])  # the first row of each configuration
+        checkpoints |= dict(zip(ticks.column("cell_key").to_pylist(), ticks.column("checkpoints").to_pylist(),
+                                strict=True))
+    got = np.concatenate(positions)
     if len(np.unique(got)) != len(keys):
         raise ValueError(f"{len(keys) - len(np.unique(got))} rows have no stored {column} in their tables")
-    checkpoints = {int(i): checkpoints[int(of_row[i])] for i in firsts}
-    curves = pa.chunked_array(parts, type=parts[0].type).combine_chunks()
+    curves = pa.chunked_array([c for part in parts for c in part.chunks], type=parts[0].type).combine_chunks()
     slot = np.empty(len(keys), np.int64)
     slot[got] = np.arange(len(got))  # cell key -> its place among the curves read
     slot = slot[of_row]  # row position -> the same
@@ -253,7 +250,7 @@ def stored_curves(rows: pd.DataFrame, column: str, firsts) -> tuple[dict, object
             raise ValueError(f"the {column} curves of one configuration differ in length")
         return picked.flatten().to_numpy().reshape(len(idx), int(lengths[0]))
 
-    return checkpoints, values
+    return {int(i): np.asarray(checkpoints[k]) for i, k in zip(firsts, first_keys, strict=True)}, values
 
 
 def curve_band(rows: pd.DataFrame, column: str, key: str = "algo") -> pd.DataFrame:
