@@ -109,9 +109,19 @@ def _curves(means, rewards, actions, optimal, has_optimal, regret, reward):
     """The loop of :func:`evaluate` for float64 tables: the same sums in the same order as
     numpy's cumsum (a sequential accumulate), without its temporaries."""
     r, w = 0.0, 0.0
+    K = means.shape[1]
     for t in range(means.shape[0]):
         a = actions[t]
-        best = optimal[t] if has_optimal else means[t].max()
+        if has_optimal:
+            best = optimal[t]
+        else:  # numpy's max, NaN included, without a slice per round (which costs 5x the rest)
+            best = means[t, 0]
+            for k in range(1, K):
+                m = means[t, k]
+                if m > best or m != m:
+                    best = m
+                    if m != m:
+                        break
         r += best - means[t, a]
         w += rewards[t, a]
         regret[t] = r

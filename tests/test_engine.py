@@ -164,3 +164,23 @@ def test_a_new_algorithm_runs_from_the_command_line(tmp_path):
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "window_leader" in proc.stdout
+
+
+def test_the_regret_against_the_best_arm_of_each_round_is_numpys_cumsum_bit_for_bit():
+    """evaluate() without a reported optimum takes each round's best mean in its own loop (not
+    a slice per round): the same sums as numpy's cumsum of max - chosen, and a NaN mean
+    anywhere in a round makes that round's regret NaN, as numpy's max does."""
+    from bandits.simulation import evaluate
+
+    rng = np.random.default_rng(3)
+    T, K = 5000, 7
+    means, rewards = rng.random((T, K)), rng.random((T, K))
+    actions = rng.integers(0, K, T)
+    curves = evaluate(means, rewards, actions)
+    rounds = np.arange(T)
+    assert np.array_equal(curves["regret"], np.cumsum(means.max(axis=1) - means[rounds, actions]))
+    assert np.array_equal(curves["reward"], np.cumsum(rewards[rounds, actions]))
+    means[10, (actions[10] + 1) % K] = np.nan  # not the arm played: numpy's max is NaN all the same
+    with np.errstate(invalid="ignore"):
+        regret = evaluate(means, rewards, actions)["regret"]
+    assert np.isfinite(regret[:10]).all() and np.isnan(regret[10:]).all()
