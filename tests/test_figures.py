@@ -551,8 +551,14 @@ def curve_rows(change_points_by_seed: dict) -> pd.DataFrame:
 
 
 def vertical_lines(ax) -> list:
-    return sorted(float(line.get_xdata()[0]) for line in ax.lines
-                  if len(set(np.atleast_1d(line.get_xdata()))) == 1 and line.get_marker() in (None, "None", ""))
+    """The x of every vertical line: single lines (axvline) and the segments of collections (vlines)."""
+    from matplotlib.collections import LineCollection
+
+    single = [float(line.get_xdata()[0]) for line in ax.lines
+              if len(set(np.atleast_1d(line.get_xdata()))) == 1 and line.get_marker() in (None, "None", "")]
+    collected = [float(seg[0][0]) for c in ax.collections if isinstance(c, LineCollection)
+                 for seg in c.get_segments() if len(seg) == 2 and seg[0][0] == seg[1][0]]
+    return sorted(single + collected)
 
 
 @pytest.mark.parametrize("change_points,expected", [({0: [30, 60]}, [30.0, 60.0]), ({0: None}, []),
