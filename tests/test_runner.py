@@ -304,6 +304,62 @@ def test_the_scenarios_of_one_command_share_one_pool_of_workers(tmp_path, monkey
     assert one["experiment"].nunique() == 3
 
 
+def test_a_commands_scenarios_run_as_one_stream_of_batches_and_their_timings_add_up(tmp_path, monkeypatch):
+    """The scenarios of one command hand their batches to the workers as one stream (one
+    execute_all of every plan: no worker waits at the end of a scenario for the next one's
+    first batch), each is gathered into its own table, and their rows in timings.csv follow
+    one another (each starts where the one before ended), so that docs/speed.md's sum of
+    wall times is the command's span."""
+    calls = []
+    stream = runner.execute_all
+
+    def counted(plans, *args, **kwargs):
+        calls.append(len(plans))
+        return stream(plans, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "execute_all", counted)
+    rows = run_cfg(tmp_path, "+experiment=ns_benchmark", "T=[600]", "trials=2", "~scenarios.slow_drift",
+                   "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small", "~algos.bob", "n_jobs=2")
+    assert calls == [3]
+    assert sorted(p.stem for p in (tmp_path / "tables").glob("*.parquet")) == [
+        "ns_benchmark.abrupt_few", "ns_benchmark.stationary", "ns_benchmark.suboptimal_changes"]
+    assert rows.groupby("experiment").size().nunique() == 1
+    t = pd.read_csv(tmp_path / "timings.csv").sort_values("start")
+    assert len(t) == 3 and (t["end"] >= t["start"]).all()
+    assert np.allclose(t["start"].to_numpy()[1:], t["end"].to_numpy()[:-1], atol=2e-3)
+    assert (t["plan_s"] > 0).all() and (t["kernel_s"] > 0).all()
+
+
+def test_a_built_in_algorithm_is_built_once_per_spec_and_handed_out_as_copies(monkeypatch):
+    """Setups that name the same built-in algorithm (every scenario and seed of a sweep) get
+    copies of one checked object, not a fresh instantiate each; a policy of your own is built
+    every time (its constructor is yours)."""
+    import hydra.utils
+
+    made = []
+    instantiate = hydra.utils.instantiate
+
+    def counted(spec, **kwargs):
+        made.append(spec["_target_"])
+        return instantiate(spec, **kwargs)
+
+    monkeypatch.setattr(hydra.utils, "instantiate", counted)
+    monkeypatch.setattr(runner, "_BUILT", {})
+    spec = {"_target_": "bandits.algorithms.sliding_window_ucb.SlidingWindowUCB", "window": 123}
+    _, a = runner.build(dict(spec), "algo")
+    _, b = runner.build(dict(spec), "algo")
+    assert made == [spec["_target_"]] and a is not b and vars(a) == vars(b)
+    _, c = runner.build({**spec, "window": 50}, "algo")
+    assert len(made) == 2 and c.window == 50
+    a.window = 7  # a copy handed out is its own: the next one is the spec's
+    assert runner.build(dict(spec), "algo")[1].window == 123
+    own = {"_target_": "collections.OrderedDict"}  # not a bandits. class: built each time (then refused)
+    for _ in range(2):
+        with pytest.raises(Exception, match="not a policy"):
+            runner.build(dict(own), "algo")
+    assert made.count("collections.OrderedDict") == 2
+
+
 def test_scenarios_are_all_validated_before_any_runs(tmp_path):
     from bandits.errors import ConfigError
 
@@ -338,3 +394,25 @@ def test_a_scenario_must_be_an_environment_config():
     cfg = compose(["+experiment=ns_benchmark", "+scenarios.bogus.K=3"])
     with pytest.raises(ConfigError, match="scenarios.bogus must be an environment config"):
         runner.scenario_configs(cfg)
+
+
+def test_a_sweep_over_root_seeds_composes_its_config_once_before_the_jobs(tmp_path, monkeypatch):
+    """preflight composes the first job of a sweep over seeds and gives the others its config
+    with their seed; Hydra's sweeper does not compose those jobs again to validate them (its
+    launcher composes each job once, to run it). Every seed still runs, into one table."""
+    from hydra._internal.config_loader_impl import ConfigLoaderImpl
+
+    from bandits.experiments import cli, registry
+
+    composed, loaded = [], []
+    compose, load = registry.compose, ConfigLoaderImpl.load_sweep_config
+    monkeypatch.setattr(registry, "compose", lambda overrides=(): composed.append(1) or compose(overrides))
+    monkeypatch.setattr(ConfigLoaderImpl, "load_sweep_config",
+                        lambda self, *a, **k: loaded.append(1) or load(self, *a, **k))
+    args = ["-m", "algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=1", "seed=0,1,2",
+            f"results_dir={tmp_path}", f"hydra.sweep.dir={tmp_path}/hydra"]
+    assert cli.entry(args) == 0
+    assert len(composed) == 1 and len(loaded) == 3
+    assert sorted(pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")["seed"]) == [0, 1, 2]
+    assert cli.entry(["algo=ucb1", "--cfg", "job"]) == 0  # Hydra's own flags: no preflight, nothing counts as checked
+    assert cli.CHECKED == set()

@@ -37,7 +37,7 @@ from bandits.errors import ConfigError, ReportedError, Unavailable, last_line, r
 from bandits.experiments import store, timings
 from bandits.experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
 from bandits.experiments.names import NAME_MAX, check_algo_key, check_label, file_name  # noqa: F401
-from bandits.experiments.worker import Batch, CellSpec, Done, run_batch, to_json
+from bandits.experiments.worker import Batch, CellSpec, Done, run_tagged, to_json
 from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, stream
 
 log = logging.getLogger("drift_bandits")
@@ -50,9 +50,19 @@ def plain(node) -> dict:
     return OmegaConf.to_container(node, resolve=True) if isinstance(node, (DictConfig, ListConfig)) else dict(node)
 
 
+_BUILT: dict = {}  # (kind, spec) -> a checked built-in algorithm, copied for each later setup that names it
+
+
 def build(spec: dict, kind: str):
     """Instantiate a config node ``{name, _target_, **params}`` into (name, object). A
-    config without a name is named after its class (a user's policy, say)."""
+    config without a name is named after its class (a user's policy, say).
+
+    A built-in algorithm (a ``bandits.`` class: its constructor only stores its parameters)
+    is built and checked once per process and spec, and handed out as a copy: the scenarios
+    and seeds of a sweep name the same algorithms again and again (7 of them x 12 scenarios
+    x 50 seeds in master_geo), and Hydra's instantiate costs milliseconds each."""
+    import copy
+
     from hydra.errors import InstantiationException
     from hydra.utils import instantiate
 
@@ -61,6 +71,11 @@ def build(spec: dict, kind: str):
     target = spec.get("_target_")
     if not target or target == "???":
         raise ConfigError(f"{kind} config has no _target_: set {kind}._target_=package.module.Class.")
+    memo = None
+    if kind == "algo" and str(target).startswith("bandits."):
+        memo = json.dumps(spec, sort_keys=True, default=repr)
+        if memo in _BUILT:
+            return str(target).rsplit(".", 1)[-1], copy.deepcopy(_BUILT[memo])
     check_parameters(kind, target, [k for k in spec if k != "_target_"])
     try:
         obj = instantiate(spec, _convert_="all")
@@ -72,6 +87,10 @@ def build(spec: dict, kind: str):
                           "reset/select/update (see bandits/algorithms/protocol.py).")
     if kind == "algo" and callable(getattr(obj, "check_params", None)):
         guarded(obj, "check_params", "before any work")  # environments: per horizon, in check_setup()
+    if memo is not None:
+        if len(_BUILT) > 10_000:
+            _BUILT.clear()
+        _BUILT[memo] = copy.deepcopy(obj)
     return str(target).rsplit(".", 1)[-1], obj
 
 
@@ -632,6 +651,52 @@ def worker_pool(setups: list):
         yield pool
 
 
+class Running:
+    """One plan while its batches run: its batches (:class:`Batches`), writer, rows in
+    memory or Done records, and how many batches were handed out and came back."""
+
+    def __init__(self, plan: Plan, workers: int, sink_in_process: bool):
+        s = plan.setup
+        self.plan = plan
+        self.meta = {"seed": s.seed, "experiment": s.experiment, "env_name": s.env_name,
+                     "env_params": to_json({k: v for k, v in s.env_cfg.items() if k != "name"}),
+                     "code": code_fingerprint(), "version": package_version(), "save_actions": s.save_actions,
+                     "provenance": provenance(),
+                     "env_info": {T: to_json(stored_info(inst)) for T, inst in plan.instances.items()}}
+        plan.timing.update(write_s=0.0, worker_s=0.0, kernel_s=0.0)
+        self.writer = Writer(plan.folder, s.batch_cells, s.batch_s, plan.timing, plan.stored)
+        self.batches = Batches(plan, s.batch_cells, s.batch_s, workers)
+        self.sink = self.writer.add if sink_in_process else None
+        self.out: list = []
+        self.sent = self.back = 0
+        self.all_sent = False
+
+    def jobs(self, tag: int):
+        from joblib import delayed
+
+        s = self.plan.setup
+        for b in self.batches:
+            self.sent += 1
+            yield delayed(run_tagged)(tag, self.meta, s.env, self.plan.instances[b.T], b, s.batch_s, self.sink)
+        self.all_sent = True
+
+    def take(self, done: Done) -> None:
+        self.batches.observe(done)
+        if done.rows:
+            self.writer.add(done.rows)
+        self.out.append(done._replace(rows=None))
+        self.plan.timing["worker_s"] += done.seconds
+        self.plan.timing["kernel_s"] += done.kernel_s
+        self.back += 1
+
+    @property
+    def finished(self) -> bool:
+        return self.all_sent and self.back == self.sent
+
+    def result(self) -> list:
+        return self.writer.tables if self.plan.folder is None else self.out
+
+
 def execute(plan: Plan, progress: bool = True, pool=None) -> list:
     """Run the pending cells in batches (:class:`Batches`); the main process writes their rows
     as shards (:class:`Writer`). Returns the rows as tables (in-memory runs) or the batches'
@@ -639,45 +704,56 @@ def execute(plan: Plan, progress: bool = True, pool=None) -> list:
     yet written (each about ``parallel.batch_s`` seconds of work); Ctrl-C in the main process
     (``n_jobs=1``) loses nothing finished. ``pool``: a running joblib pool to use
     (:func:`worker_pool`), else one is started for this plan."""
-    from joblib import Parallel, delayed, effective_n_jobs
+    return execute_all([plan], progress, pool)[0]
+
+
+def execute_all(plans: list, progress: bool = True, pool=None, finished=None) -> list:
+    """:func:`execute` of several plans with the same backend and ``n_jobs`` as one stream of
+    batches, so that no worker waits at the end of one plan for the next one's first batch
+    (the scenarios of one command: 12 of them per seed in master_geo). ``finished(i)`` is
+    called in this thread as soon as every batch of plan i is back and written, while the
+    workers go on with the next plans' batches. Returns :func:`execute`'s result per plan."""
+    from joblib import Parallel, effective_n_jobs
     from tqdm.auto import tqdm
 
-    s = plan.setup
+    s = plans[0].setup
     in_process = s.backend == "loky" and s.n_jobs == 1
     workers = 1 if in_process else effective_n_jobs(s.n_jobs)
-    meta = {"seed": s.seed, "experiment": s.experiment, "env_name": s.env_name,
-            "env_params": to_json({k: v for k, v in s.env_cfg.items() if k != "name"}), "code": code_fingerprint(),
-            "version": package_version(), "save_actions": s.save_actions, "provenance": provenance(),
-            "env_info": {T: to_json(stored_info(inst)) for T, inst in plan.instances.items()}}
-    timing = plan.timing
-    timing.update(write_s=0.0, worker_s=0.0, kernel_s=0.0)
-    writer = Writer(plan.folder, s.batch_cells, s.batch_s, timing, plan.stored)
-    batches = Batches(plan, s.batch_cells, s.batch_s, workers)
-    if not batches.remaining:
-        return []
-    sink = writer.add if in_process else None  # in the main process a batch hands its rows over as it goes
-    jobs = (delayed(run_batch)(meta, s.env, plan.instances[b.T], b, s.batch_s, sink) for b in batches)
-    out = []
-    bar = tqdm(total=len(plan.todo), desc=s.experiment, unit="cell", delay=2.0, disable=not progress)
+    running = [Running(p, workers, in_process) for p in plans]
+    called: set = set()
+
+    def finish_ready():
+        for i, r in enumerate(running):
+            if i not in called and r.finished:
+                called.add(i)
+                r.writer.flush()
+                if finished is not None:
+                    finished(i)
+
+    jobs = (job for i, r in enumerate(running) for job in r.jobs(i))
+    total = sum(len(p.todo) for p in plans)
+    bar = tqdm(total=total, desc=s.experiment if len(plans) == 1 else f"{s.experiment} and {len(plans) - 1} more",
+               unit="cell", delay=2.0, disable=not progress)
     try:
-        if s.backend == "dask":
-            results = _execute_dask(plan, jobs)
-        elif in_process:
-            results = (job[0](*job[1], **job[2]) for job in jobs)
-        else:
-            results = (pool or Parallel(n_jobs=s.n_jobs, return_as="generator_unordered"))(jobs)
-        for done in results:
-            batches.observe(done)
-            if done.rows:
-                writer.add(done.rows)
-            out.append(done._replace(rows=None))
-            timing["worker_s"] += done.seconds
-            timing["kernel_s"] += done.kernel_s
-            bar.update(done.cells)
+        if total:
+            if s.backend == "dask":
+                results = _execute_dask(plans[0], jobs)
+            elif in_process:
+                results = (job[0](*job[1], **job[2]) for job in jobs)
+            else:
+                results = (pool or Parallel(n_jobs=s.n_jobs, return_as="generator_unordered"))(jobs)
+            for tag, done in results:
+                running[tag].take(done)
+                bar.update(done.cells)
+                finish_ready()
+        for r in running:  # plans with nothing to run, and the last ones
+            r.all_sent = True
+        finish_ready()
     finally:
-        writer.flush()  # whatever finished, also when interrupted
+        for r in running:
+            r.writer.flush()  # whatever finished, also when interrupted
         bar.close()
-    return writer.tables if plan.folder is None else out
+    return [r.result() for r in running]
 
 
 def _execute_dask(plan: Plan, jobs) -> list:
@@ -722,55 +798,77 @@ def gather(plan: Plan, tables: list | None = None, full: bool = False) -> pd.Dat
 
 def run(cfg: DictConfig, progress: bool = True, full: bool = False) -> pd.DataFrame:
     """Entry point behind the CLI: plan, execute, gather, summarise (each scenario of an
-    experiment with ``scenarios`` in turn, into its own table). Returns this run's rows: their
-    light columns and labels (``full``: every column, curves included)."""
+    experiment with ``scenarios`` into its own table). Returns this run's rows: their light
+    columns and labels (``full``: every column, curves included)."""
     jobs = scenario_configs(cfg)
     if len(jobs) > 1:
         setups = [check_setup(setup_from_config(job)) for job in jobs]  # all validated before the first runs
-        with worker_pool(setups) as pool:
-            parts = [run_setup(job, setup, progress, full, pool) for job, setup in zip(jobs, setups, strict=True)]
-        return pd.concat(parts, ignore_index=True)
-    return run_setup(jobs[0], setup_from_config(jobs[0]), progress, full)
+    else:
+        setups = [setup_from_config(jobs[0])]
+    return run_setups(jobs, setups, progress, full)
 
 
-def run_setup(cfg: DictConfig, setup: Setup, progress: bool = True, full: bool = False, pool=None) -> pd.DataFrame:
-    """:func:`run` of one job whose setup is built (by :func:`setup_from_config` from ``cfg``),
-    on the workers of ``pool`` if given (:func:`worker_pool`)."""
-    began = time.time()
-    p = plan(setup)
-    s = p.setup
-    planned = time.time()
-    log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} trials={s.trials} seed={s.seed}: "
-             f"{len(p.todo)} cells to run, {len(p.done)} already stored (code {code_fingerprint()})")
-    for bad in p.corrupt:
-        log.warning(f"warning: unreadable or partial cell file moved to {bad}; the cell is recomputed")
-    if cfg.get("dry_run"):  # a boolean: checked in setup_from_config
-        log.info("dry run: the config is valid; nothing was run.")
+def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = False) -> pd.DataFrame:
+    """:func:`run` of jobs whose setups are built (by :func:`setup_from_config`): plan each,
+    run the batches of all of them as one stream on one pool of workers (:func:`execute_all`;
+    one plan after the other where their backends or ``n_jobs`` differ), and gather and
+    summarise each as soon as its cells are done, while the workers go on with the next."""
+    dry = bool(jobs[0].get("dry_run"))  # a boolean: checked in setup_from_config
+    plans, began = [], []
+    for setup in setups:
+        began.append(time.time())
+        p = plan(setup)
+        s = p.setup
+        p.timing["plan_s"] = time.time() - began[-1]
+        log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} trials={s.trials} seed={s.seed}: "
+                 f"{len(p.todo)} cells to run, {len(p.done)} already stored (code {code_fingerprint()})")
+        for bad in p.corrupt:
+            log.warning(f"warning: unreadable or partial cell file moved to {bad}; the cell is recomputed")
+        if dry:
+            log.info("dry run: the config is valid; nothing was run.")
+        elif not p.todo:
+            log.info("nothing to run: every cell of this command is already stored (overwrite=true recomputes).")
+        plans.append(p)
+    if dry:
         return store.finish(pd.DataFrame(columns=store.SCHEMA.names))
-    if not p.todo:
-        log.info("nothing to run: every cell of this command is already stored (overwrite=true recomputes).")
-    start = time.perf_counter()
-    try:
-        execute(p, progress=progress, pool=pool)
-    except KeyboardInterrupt:
-        rows = gather(p)
-        log.warning(f"interrupted: {len(rows)} cells of this command are stored; run the same command again to "
-                    "compute the rest.")
-        raise
-    executed = time.perf_counter()
-    from bandits.experiments.summary import summary_text, timing_text  # scipy.stats: only once there are rows
+    parts: dict = {}
+    last_end = [began[0]]  # each plan's recorded span starts where the last one recorded ended: they add up
+    executing = [time.time()]
 
-    rows = gather(p, full=full)
-    wall = time.perf_counter() - start
-    ran = rows[rows["cell_key"].isin({c.key for c in p.todo})] if p.todo else rows.iloc[:0]
-    log.info(summary_text(rows, timing_text(wall, len(p.todo), float(ran["wall_time_s"].sum()))))
-    timings.record(s.results_dir, stage="run", experiment=s.experiment, cells_run=len(p.todo),
-                   cells_stored=len(p.done), workers=1 if s.n_jobs == 1 else effective_workers(s),
-                   start=round(began, 3), end=round(time.time(), 3), plan_s=planned - began,
-                   execute_s=executed - start, gather_s=time.perf_counter() - executed, **p.timing)
-    log.info(f"table: {p.table_path}")
-    problems_note(p)
-    return rows
+    def finished(i: int, p: Plan) -> None:
+        from bandits.experiments.summary import summary_text, timing_text  # scipy.stats: only once there are rows
+
+        s = p.setup
+        executed = time.time()
+        start = max(last_end[0], executing[0])
+        rows = gather(p, full=full)
+        ran = rows[rows["cell_key"].isin({c.key for c in p.todo})] if p.todo else rows.iloc[:0]
+        log.info(summary_text(rows, timing_text(executed - start, len(p.todo), float(ran["wall_time_s"].sum()))))
+        end = time.time()
+        timings.record(s.results_dir, stage="run", experiment=s.experiment, cells_run=len(p.todo),
+                       cells_stored=len(p.done), workers=1 if s.n_jobs == 1 else effective_workers(s),
+                       start=round(last_end[0], 3), end=round(end, 3),
+                       execute_s=executed - start, gather_s=end - executed, **p.timing)
+        last_end[0] = end
+        log.info(f"table: {p.table_path}")
+        problems_note(p)
+        parts[i] = rows
+
+    first = setups[0]
+    together = all((s.backend, s.n_jobs) == (first.backend, first.n_jobs) for s in setups)
+    groups = [list(range(len(plans)))] if together else [[i] for i in range(len(plans))]
+    with worker_pool(setups) as pool:
+        for group in groups:
+            executing[0] = time.time()
+            try:
+                execute_all([plans[i] for i in group], progress, pool,
+                            finished=lambda j, group=group: finished(group[j], plans[group[j]]))
+            except KeyboardInterrupt:
+                stored = sum(len(gather(plans[i])) if i not in parts else len(parts[i]) for i in range(len(plans)))
+                log.warning(f"interrupted: {stored} cells of this command are stored; run the same command again "
+                            "to compute the rest.")
+                raise
+    return parts[0] if len(plans) == 1 else pd.concat([parts[i] for i in range(len(plans))], ignore_index=True)
 
 
 def problems_note(plan: Plan) -> None:

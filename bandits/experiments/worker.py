@@ -137,3 +137,9 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
         hand()
         return Done(batch.T, batch.cells, time.monotonic() - start - handed, kernel, None)
     return Done(batch.T, batch.cells, time.monotonic() - start, kernel, columns(rows))
+
+
+def run_tagged(tag: int, *args) -> tuple:
+    """(tag, :func:`run_batch` (*args)): the main process runs the batches of several plans
+    as one stream and routes each Done back to its plan by the tag."""
+    return tag, run_batch(*args)
