@@ -66,6 +66,7 @@ code 2); no page is written unless every page renders.
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib
 import inspect
 import json
@@ -166,23 +167,37 @@ def table_constants(path: Path) -> pd.DataFrame:
     rows = rows.assign(experiment=experiment.fillna(path.stem).astype(str),
                        label=label.where(label.notna(), rows["algo"]).astype(str))
     values: dict = {}  # (experiment, label, T, name) -> the encoded value of every row
+
+    def encoded(found: dict) -> dict:
+        return {name: encode(v) if _keep(v) else None for name, v in found.items()}
+
+    # a table repeats a few hundred distinct JSON texts over its rows: each is parsed and
+    # encoded once (the rows are still visited in order, for the same lists as before)
+    derived_of = {p: encoded(_json(p).get("derived") or {}) for p in rows.get("algo_params", pd.Series(dtype=object))
+                  .drop_duplicates()} if "algo_params" in rows.columns else {}
     for (exp, lab, T), g in rows.groupby(["experiment", "label", "T"], sort=False):
         seen: dict = {}
         for params in g.get("algo_params", pd.Series(dtype=object)):
-            derived = _json(params).get("derived") or {}
+            derived = derived_of[params]
             for name in set(seen) | set(derived):
-                seen.setdefault(name, []).append(encode(derived[name]) if name in derived and _keep(derived[name])
-                                                 else None)
+                seen.setdefault(name, []).append(derived.get(name))
         for name, vals in seen.items():
             values[(exp, lab, int(T), name)] = vals
+    info_of: dict = {}
     for (exp, T), g in rows.groupby(["experiment", "T"], sort=False):
         seen = {}
-        for _, r in g.iterrows():
-            info = _json(r.get("env_info"))
-            if "seed" in r:
-                info["seed"] = int(r["seed"])
+        texts = g["env_info"] if "env_info" in g.columns else pd.Series(None, index=g.index, dtype=object)
+        seeds = g["seed"] if "seed" in g.columns else pd.Series(None, index=g.index, dtype=object)
+        for text, seed in zip(texts, seeds, strict=True):
+            key = (text, None if seed is None else int(seed))
+            if key not in info_of:
+                info = _json(text)
+                if key[1] is not None:
+                    info["seed"] = key[1]
+                info_of[key] = encoded(info)
+            info = info_of[key]
             for name in set(seen) | set(info):
-                seen.setdefault(name, []).append(encode(info[name]) if name in info and _keep(info[name]) else None)
+                seen.setdefault(name, []).append(info.get(name))
         for name, vals in seen.items():
             values[(exp, ENV_LABEL, int(T), name)] = vals
     out = [{"experiment": exp, "label": lab, "T": T, "name": name, "value": vals[0]}
@@ -530,12 +545,16 @@ def context(inputs: Inputs) -> dict:
     def docstring(module: str) -> str:
         return inspect.getdoc(importlib.import_module(module)) or ""
 
+    composed: dict = {}
+
     def experiment_config(name: str) -> dict:
-        """An experiment config as the CLI composes it (``+experiment=name``)."""
+        """An experiment config as the CLI composes it (``+experiment=name``; composed once
+        per render, the templates ask for some many times)."""
         from omegaconf import OmegaConf
 
-        cfg = registry.compose([f"+experiment={name}"])
-        return OmegaConf.to_container(cfg, resolve=True)
+        if name not in composed:
+            composed[name] = OmegaConf.to_container(registry.compose([f"+experiment={name}"]), resolve=True)
+        return copy.deepcopy(composed[name])
 
     def config_keys(group: str | None = None, name: str = "config") -> list:
         """(key, default, comment) of every key of a config file as written, nested keys
