@@ -706,3 +706,36 @@ def test_a_highlight_absent_from_a_figure_dims_nothing():
     figures.plot_loglog(ax, data, {}, highlight="my_policy")
     assert {line.get_alpha() for line in ax.lines if line.get_marker() not in (None, "None", "")} == {1.0}
     plt.close(fig)
+
+
+def test_the_plot_stage_on_two_workers_writes_and_prints_what_one_process_does(tmp_path, capsys):
+    """--jobs 2 draws the modules (and each generic table) on worker processes, then takes
+    their records and printed lines back in module order: the same figure data, claims,
+    figures list and printed lines as --jobs 1."""
+    import shutil
+
+    from bandits.experiments.figures import stage
+    from bandits.experiments.registry import compose
+    from bandits.experiments.runner import run
+
+    base, other = tmp_path / "a" / "results", tmp_path / "b" / "results"  # the same last two parts, as printed
+    for overrides in (["+experiment=fig2a", "T=[300]", "trials=2"],
+                      ["+experiment=ns_benchmark", "T=[300]", "trials=2", "~scenarios.slow_drift",
+                       "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small", "~scenarios.stationary"],
+                      ["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=2"],
+                      ["algo=exp3s", "env=piecewise_bernoulli", "T=200", "trials=2", "experiment_name=other"]):
+        run(compose([*overrides, f"results_dir={base}", "n_jobs=1"]), progress=False)
+    shutil.copytree(base, other)
+    printed = {}
+    for jobs, folder in (("1", base), ("2", other)):
+        stage.main(["--results", str(folder), "--jobs", jobs])
+        out = capsys.readouterr()
+        printed[jobs] = (out.out.replace(str(folder), "R"), out.err.replace(str(folder), "R"))
+    assert printed["1"] == printed["2"]
+    assert "fig2a" in printed["1"][0] and "ns_benchmark" in printed["1"][0]
+    names = sorted(p.name for p in (base / "figures").iterdir())
+    assert names == sorted(p.name for p in (other / "figures").iterdir())
+    assert {"adhoc.csv", "other.csv", "fig2a.csv"} <= set(names)
+    for name in [n for n in names if n.endswith(".csv")]:
+        assert (base / "figures" / name).read_bytes() == (other / "figures" / name).read_bytes(), name
+    assert (base / "claims.csv").read_bytes() == (other / "claims.csv").read_bytes()

@@ -473,6 +473,8 @@ def knowledge_groups(rows: pd.DataFrame) -> dict:
 # The labels the plot stage highlights (``--highlight`` or DRIFT_BANDITS_HIGHLIGHT); a drawing
 # function's ``highlight=`` argument replaces it for that figure.
 HIGHLIGHT: list = []
+# the module-level records the figure modules write and read (stage.py hands them to its workers)
+RECORDS = ("VERSIONS", "SCALES", "SOURCES", "WRITTEN", "TABLE_FILES", "HIGHLIGHT")
 HIGHLIGHT_ENV = "DRIFT_BANDITS_HIGHLIGHT"
 
 

@@ -11,7 +11,12 @@ every figure that has them."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import copy
+import importlib
+import io
 import os
+import sys
 import time
 from collections import Counter
 from fnmatch import fnmatch
@@ -69,26 +74,85 @@ def draw_guarded(module, tables: dict, out_dir: Path) -> list[dict] | None:
         return None
 
 
-def draw_all(tables: dict, out_dir: Path) -> tuple[list[dict], set]:
+def shared_state() -> dict:
+    """What the figure modules record as they draw (and read from what was recorded before):
+    the module-level records of :mod:`common` and :mod:`claims`, as copies."""
+    out = {name: copy.copy(getattr(common, name)) for name in common.RECORDS}
+    out["SKIPPED"] = dict(claims.SKIPPED)
+    return out
+
+
+def take_state(state: dict) -> None:
+    """Make ``state`` (:func:`shared_state`) this process's records, in place."""
+    for name, value in state.items():
+        record = claims.SKIPPED if name == "SKIPPED" else getattr(common, name)
+        record.clear()
+        (record.extend if isinstance(record, list) else record.update)(value)
+
+
+def draw_job(module_name: str, tables: dict, out_dir: Path, state: dict | None = None) -> dict:
+    """One module's figures (:func:`draw_guarded`) and the names its claims use; in a worker
+    (``state`` given) it starts from the main process's records and hands back its own, with
+    what it printed, for the main process to replay in module order."""
+    module = importlib.import_module(module_name)
+    if state is None:
+        made = draw_guarded(module, tables, out_dir)
+        return {"made": made, "drawn": getattr(module, "claim_figures", set)(tables) if made is not None else set()}
+    take_state(state)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        made = draw_guarded(module, tables, out_dir)
+        drawn = getattr(module, "claim_figures", set)(tables) if made is not None else set()
+    return {"made": made, "drawn": drawn, "state": shared_state(), "out": out.getvalue(), "err": err.getvalue()}
+
+
+def draw_all(tables: dict, out_dir: Path, jobs: int = 1) -> tuple[list[dict], set]:
     """Claims rows of the paper modules and the names of the tables they drew. Each row
     carries its run ``scale`` (the figure's, else that of the module's tables) and, for the
-    closing summary, the ``_tables`` behind it."""
+    closing summary, the ``_tables`` behind it. With ``jobs`` > 1 the modules (and each table
+    the generic figure draws) run on that many worker processes, the largest first; their
+    records and what they printed are taken back in module order, as one process has them."""
+    work = [(module, {name: t for name, t in tables.items() if owner(name) is module}) for module in PAPER_MODULES]
+    work = [(m, owned) for m, owned in work if owned]
+    work += [(generic, {name: t}) for name, t in tables.items() if owner(name) is None]
+    if jobs > 1 and len(work) > 1:
+        from joblib import Parallel, delayed
+
+        state = shared_state()
+        biggest = sorted(range(len(work)), key=lambda i: -sum(len(t) for t in work[i][1].values()))
+        done = Parallel(n_jobs=jobs)(delayed(draw_job)(work[i][0].__name__, work[i][1], out_dir, state)
+                                     for i in biggest)
+        results = [None] * len(work)
+        for i, result in zip(biggest, done, strict=True):
+            results[i] = result
+        for result in results:
+            sys.stdout.write(result["out"])
+            sys.stderr.write(result["err"])
+            take_state({k: _merged(k, v) for k, v in result["state"].items()})
+    else:
+        results = [draw_job(m.__name__, owned, out_dir) for m, owned in work]
     rows, drawn = [], set()
-    for module in PAPER_MODULES:
-        owned = {name: t for name, t in tables.items() if owner(name) is module}
-        made = draw_guarded(module, owned, out_dir) if owned else None
-        if made is not None:
-            own_scale = "; ".join(sorted({s for t in owned.values() for s in t[common.SCALE_COLUMN].unique() if s}))
-            for row in made:
-                figure = row["figure"]
-                row.setdefault("scale", common.SCALES[figure] if figure in common.SCALES else own_scale)
-                row.setdefault("_tables", common.SOURCES.get(figure) or set(owned))
-            rows += made
-            drawn |= getattr(module, "claim_figures", set)(owned)  # the figure names its claims use
-    for name, table in tables.items():
-        if owner(name) is None:
-            draw_guarded(generic, {name: table}, out_dir)
+    for (module, owned), result in zip(work, results, strict=True):
+        made = result["made"]
+        if module is generic or made is None:
+            continue
+        own_scale = "; ".join(sorted({s for t in owned.values() for s in t[common.SCALE_COLUMN].unique() if s}))
+        for row in made:
+            figure = row["figure"]
+            row.setdefault("scale", common.SCALES[figure] if figure in common.SCALES else own_scale)
+            row.setdefault("_tables", common.SOURCES.get(figure) or set(owned))
+        rows += made
+        drawn |= result["drawn"]
     return rows, drawn
+
+
+def _merged(name: str, theirs):
+    """This process's record ``name`` with a worker's added (a worker starts from a copy of
+    this process's records, so it holds them and its own)."""
+    mine = claims.SKIPPED if name == "SKIPPED" else getattr(common, name)
+    if isinstance(mine, list):
+        return theirs
+    return {**mine, **theirs}
 
 
 # ----------------------------------------------------------------------------- the closing summary
@@ -150,6 +214,8 @@ def main(argv=None) -> None:
     parser.add_argument("--highlight", default=None, metavar="LABEL[,LABEL]",
                         help="draw these configurations (label, algorithm key or display name) thicker and on top; "
                              f"default: the environment variable {common.HIGHLIGHT_ENV}")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+                        help="worker processes that draw the figures (default 2; 1 draws them in this process)")
     parser.add_argument("--timed", action="store_true",
                         help=f"append this stage's time to <results>/{timings.FILE} (make figures does)")
     args = parser.parse_args(argv)
@@ -168,7 +234,7 @@ def main(argv=None) -> None:
     for name, rows in tables.items():
         common.record_sources(rows, name)  # the figure name of the table's own claims
     out_dir = args.results / "figures"
-    rows, drawn = draw_all(tables, out_dir)
+    rows, drawn = draw_all(tables, out_dir, args.jobs)
     out_dir.mkdir(parents=True, exist_ok=True)
     timings.kernel_seconds(tables).to_csv(out_dir / timings.KERNELS_FILE, index=False)  # docs/speed.md
     claims.report_skipped()
