@@ -726,6 +726,7 @@ def test_the_plot_stage_on_two_workers_writes_and_prints_what_one_process_does(t
                       ["algo=exp3s", "env=piecewise_bernoulli", "T=200", "trials=2", "experiment_name=other"]):
         run(compose([*overrides, f"results_dir={base}", "n_jobs=1"]), progress=False)
     shutil.copytree(base, other)
+    capsys.readouterr()  # what the runs printed is not the stage's
     printed = {}
     for jobs, folder in (("1", base), ("2", other)):
         stage.main(["--results", str(folder), "--jobs", jobs])
