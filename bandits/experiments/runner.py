@@ -50,7 +50,7 @@ def plain(node) -> dict:
     return OmegaConf.to_container(node, resolve=True) if isinstance(node, (DictConfig, ListConfig)) else dict(node)
 
 
-_BUILT: dict = {}  # (kind, spec) -> a checked built-in algorithm, copied for each later setup that names it
+_BUILT: dict = {}  # an algorithm spec (JSON) -> its checked built-in object, copied for each later setup
 
 
 def build(spec: dict, kind: str):
@@ -633,6 +633,11 @@ class Writer:
         self.last = time.monotonic()
 
 
+def same_workers(setups: list) -> bool:
+    """The setups run on the same kind and number of workers (one pool, one stream of batches)."""
+    return all((s.backend, s.n_jobs) == (setups[0].backend, setups[0].n_jobs) for s in setups)
+
+
 @contextmanager
 def worker_pool(setups: list):
     """One joblib pool for the scenarios of one command (None when they run in the main
@@ -640,8 +645,7 @@ def worker_pool(setups: list):
     batches to the same workers, instead of starting and tearing down a pool per scenario
     (about 0.1 s each, which added up over the 600 small scenario runs of master_geo)."""
     first = setups[0]
-    shared = (first.backend == "loky" and first.n_jobs != 1 and len(setups) > 1
-              and all((s.backend, s.n_jobs) == (first.backend, first.n_jobs) for s in setups))
+    shared = first.backend == "loky" and first.n_jobs != 1 and len(setups) > 1 and same_workers(setups)
     if not shared:
         yield None
         return
@@ -832,34 +836,33 @@ def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = Fal
     if dry:
         return store.finish(pd.DataFrame(columns=store.SCHEMA.names))
     parts: dict = {}
-    last_end = [began[0]]  # each plan's recorded span starts where the last one recorded ended: they add up
-    executing = [time.time()]
+    last_end = began[0]  # each plan's recorded span starts where the last one recorded ended: they add up
+    executing = time.time()
 
     def finished(i: int, p: Plan) -> None:
         from bandits.experiments.summary import summary_text, timing_text  # scipy.stats: only once there are rows
 
+        nonlocal last_end
         s = p.setup
         executed = time.time()
-        start = max(last_end[0], executing[0])
+        start = max(last_end, executing)
         rows = gather(p, full=full)
         ran = rows[rows["cell_key"].isin({c.key for c in p.todo})] if p.todo else rows.iloc[:0]
         log.info(summary_text(rows, timing_text(executed - start, len(p.todo), float(ran["wall_time_s"].sum()))))
         end = time.time()
         timings.record(s.results_dir, stage="run", experiment=s.experiment, cells_run=len(p.todo),
                        cells_stored=len(p.done), workers=1 if s.n_jobs == 1 else effective_workers(s),
-                       start=round(last_end[0], 3), end=round(end, 3),
+                       start=round(last_end, 3), end=round(end, 3),
                        execute_s=executed - start, gather_s=end - executed, **p.timing)
-        last_end[0] = end
+        last_end = end
         log.info(f"table: {p.table_path}")
         problems_note(p)
         parts[i] = rows
 
-    first = setups[0]
-    together = all((s.backend, s.n_jobs) == (first.backend, first.n_jobs) for s in setups)
-    groups = [list(range(len(plans)))] if together else [[i] for i in range(len(plans))]
+    groups = [list(range(len(plans)))] if same_workers(setups) else [[i] for i in range(len(plans))]
     with worker_pool(setups) as pool:
         for group in groups:
-            executing[0] = time.time()
+            executing = time.time()
             try:
                 execute_all([plans[i] for i in group], progress, pool,
                             finished=lambda j, group=group: finished(group[j], plans[group[j]]))
