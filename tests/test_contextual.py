@@ -238,6 +238,28 @@ def test_vw_bridge_runs_on_a_tiny_problem(switching):
     assert lines == ["shared |s 0:0.5 1:-1", "|a a0", "0:0:0.25 |a a1", "|a a2"]
 
 
+def test_vw_bridge_draws_and_formats_as_numpy_and_f_strings_do():
+    """The bridge's fast paths give the numbers of the plain ones, bit for bit: the draw from
+    VW's scores as numpy's normalise, cumsum and searchsorted (K below and above numpy's
+    in-order sum of fewer than 8 numbers), the shared line as d f-strings."""
+    from bandits.contextual.vowpal_wabbit import VowpalWabbit, draw_from_scores, shared_format
+
+    rng = np.random.default_rng(3)
+    for K in (2, 3, 5, 7, 8, 9, 16):
+        for _ in range(2000):
+            scores = (rng.random(K) * rng.choice([1e-3, 1.0, 1e3], K)).tolist()
+            u = float(rng.random())
+            pmf = np.asarray(scores, dtype=np.float64)
+            pmf /= pmf.sum()
+            a = int(min(np.searchsorted(np.cumsum(pmf), u, side="right"), K - 1))
+            assert draw_from_scores(scores, u) == (a, pmf[a])
+    X = rng.normal(size=(500, 7)) * np.exp(5 * rng.normal(size=(500, 7)))
+    X[0, :4] = [-0.0, 0.0, 1e-300, -1e300]
+    for x in X:
+        assert VowpalWabbit.shared_line(x) == shared_format(7).format(*x.tolist()) == \
+            "shared |s " + " ".join(f"{i}:{v:.6g}" for i, v in enumerate(x))
+
+
 def test_sampled_total_variation_agrees_with_the_exact_sum():
     from bandits.environments.drifting_contextual import reward_tv_sampled
 

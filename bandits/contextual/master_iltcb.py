@@ -38,6 +38,9 @@ base, read from App. I.6 (A = K actions, Pi the N policies):
   shows the verdict's dependence on it). ``f_tilde_clip: true`` clips f~ at 1.
 * rho(t) = sqrt(A log(|Pi| T / delta) / t) (App. I.6), times ``rho_constant`` (1).
 
+The rounds run compiled (:func:`iltcb_master_rounds`, one numba loop as the reference's
+rounds), back in Python only when an instance must solve its OP (:func:`solve_op`).
+
 Randomness: per round, MALG's scheduling draws (:func:`bandits.algorithms.master.malg_schedule`'s
 order), then one uniform for the action (inverse CDF over actions 0..A-1). The OP is
 deterministic. :mod:`bandits.reference.master_iltcb` draws the same.
@@ -49,8 +52,10 @@ plus ``op_solves`` (the number of OP solves).
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
+from numba import njit
 
 from bandits.algorithms.master import (
     Rate,
@@ -76,20 +81,102 @@ OP_SCHEDULES = ("doubling", "every_round")
 
 def solve_before(s: int, schedule: str) -> bool:
     """Whether the instance re-solves its OP before its s-th round (s - 1 rounds of data)."""
+    return op_due(s, schedule == "every_round")
+
+
+@njit(cache=True)
+def op_due(s, every_round):
+    """:func:`solve_before` with the schedule as a flag (``every_round`` or doubling)."""
     if s < 2:
         return False
-    return schedule == "every_round" or ((s - 1) & (s - 2)) == 0
+    return every_round or ((s - 1) & (s - 2)) == 0
 
 
-class _Instance:
-    """One ILTCB instance of order m: its rounds, its IW value of every policy, its Q and mu."""
+@njit(cache=True)
+def mu_explore(log_term, K, s):
+    """Alg. 12's mu_s, capped at 1/(2A) (Agarwal et al.'s Alg. 1): log_term = log(|Pi| T / delta)."""
+    return min(1.0 / (2 * K), math.sqrt(log_term / (K * s)))
 
-    def __init__(self, N: int, mu: float):
-        self.rows: list = []
-        self.values = np.zeros(N)
-        self.support = np.array([0], dtype=np.int64)
-        self.weights = np.array([1.0])
-        self.mu = mu
+
+# The constants of one trial (thresholds and rates as in master_ucb_kernel, the OP schedule as a
+# flag) and its state, which lives across the calls of iltcb_master_rounds: per order m of
+# instance, its rounds rows[off[m]:off[m] + nrows[m]], its IW value of every policy values[m],
+# its Q (support[m, :supp_len[m]] with weights supp_w) and mu[m]; ints = (n, t_n, n_events,
+# the instance waiting for its OP), floats = (U, gap).
+IltcbConstants = namedtuple("IltcbConstants", "thr1 rho_pow rho_t hat c2 n0 log_term c_f clip every_round")
+IltcbState = namedtuple("IltcbState", "ends started off rows nrows values support supp_w supp_len mu actions "
+                                      "weights xs events probs ints floats")
+
+
+@njit(cache=True)
+def iltcb_master_rounds(t0, resume, rewards, pred, rng, c, st):
+    """MASTER's rounds t0, t0 + 1, ... (the module doc, line by line as the loop of
+    :class:`bandits.reference.master_iltcb.ReferenceMasterILTCB`) until the active
+    instance must re-solve its OP before it acts: returns that round (its scheduling
+    draws done, the instance in ``st.ints[3]``), or T at the end. ``resume``: round t0's
+    scheduling was done by the call that returned t0 and its OP is now solved."""
+    T, K = rewards.shape
+    N = pred.shape[1]
+    n, t_n, n_events = st.ints[0], st.ints[1], st.ints[2]
+    U, gap = st.floats[0], st.floats[1]
+    probs = st.probs
+    for t in range(t0, T):
+        tau = t - t_n
+        if resume and t == t0:
+            m = st.ints[3]
+        else:
+            malg_schedule(st.ends, t, tau, n, c.rho_pow, rng, st.started)
+            for j in range(n + 1):
+                if st.started[j]:  # a fresh instance: no data, Q the point mass on policy 0, mu_1
+                    st.nrows[j] = 0
+                    st.values[j, :] = 0.0
+                    st.support[j, 0] = 0
+                    st.supp_w[j, 0] = 1.0
+                    st.supp_len[j] = 1
+                    st.mu[j] = mu_explore(c.log_term, K, 1)
+            m = malg_active(st.ends, t, n)
+            if op_due(st.nrows[m] + 1, c.every_round):
+                st.ints[0], st.ints[1], st.ints[2], st.ints[3] = n, t_n, n_events, m
+                st.floats[0], st.floats[1] = U, gap
+                return t
+        s = st.nrows[m] + 1  # the instance's s-th round
+        # f~ (App. I.6): the best IW mean so far plus c2 A mu_{s-1} (uncapped, at max(1, s - 1))
+        mean = st.values[m].max() / (s - 1) if s > 1 else 0.0
+        f = mean + c.c_f * K * math.sqrt(c.log_term / (K * max(1, s - 1)))
+        if c.clip:
+            f = min(1.0, f)
+        # Q^mu(. | x_t): the support's mass on each action, smoothed
+        probs[:] = 0.0
+        for i in range(st.supp_len[m]):
+            probs[pred[t, st.support[m, i]]] += st.supp_w[m, i]
+        mu = st.mu[m]
+        for a in range(K):
+            probs[a] = (1.0 - K * mu) * probs[a] + mu
+        a = sample_categorical(probs, rng.random())
+        st.actions[t] = a
+        r = rewards[t, a]  # only the chosen action's reward; rewards lie in [0, 1]
+        st.xs[t] = r
+        w = r / probs[a]
+        st.weights[t] = w
+        st.rows[st.off[m] + st.nrows[m]] = t
+        st.nrows[m] += 1
+        if w != 0.0:
+            for pi in range(N):
+                if pred[t, pi] == a:
+                    st.values[m, pi] += w
+        U = min(U, f)
+        gap += f - r
+        cause = 0
+        if master_test1(st.ends, n, t, st.xs, U, c.thr1):
+            cause += 1
+        if test2_fails(gap, float(tau + 1), c.c2 * (c.hat * c.rho_t[tau + 1])):
+            cause += 2
+        n, n_events, new = master_block_end(st.events, n_events, t, T, tau, n, cause, st.ends, c.n0)
+        if new:
+            t_n, U, gap = t + 1, math.inf, 0.0
+    st.ints[0], st.ints[1], st.ints[2] = n, t_n, n_events
+    st.floats[0], st.floats[1] = U, gap
+    return T
 
 
 class MasterILTCB:
@@ -146,76 +233,47 @@ class MasterILTCB:
 
     def play(self, rewards, info, rng, features=None):
         pclass = contextual_problem("master_iltcb", rewards, info)
-        pred = pclass.pred
         T, K = rewards.shape
-        N = pred.shape[1]
+        N = pclass.pred.shape[1]
         p = self.resolve(T, info, K)
         rate = self.rate(p)
         rho_pow = rate_table(rate, T)
-        thr1 = p["test1_multiple"] * (p["rho_hat_factor"] * rho_pow)
-        hat, c2, n0 = p["rho_hat_factor"], p["test2_multiple"], p["start_order"]
-        rho_t = np.concatenate([[np.nan], rate_values(rate, range(1, T + 1))])  # rho(t), t = 1..T
-        log_term, c_f, psi = p["log_term"], p["f_tilde_constant"], p["psi"]
-        half = 1.0 / (2 * K)
-
-        def mu_explore(s):  # Alg. 12's mu_s, capped at 1/(2A) (Agarwal et al.'s Alg. 1)
-            return min(half, math.sqrt(log_term / (K * s)))
-
+        c = IltcbConstants(
+            thr1=p["test1_multiple"] * (p["rho_hat_factor"] * rho_pow), rho_pow=rho_pow,
+            rho_t=np.concatenate([[np.nan], rate_values(rate, range(1, T + 1))]),  # rho(t), t = 1..T
+            hat=p["rho_hat_factor"], c2=p["test2_multiple"], n0=p["start_order"], log_term=p["log_term"],
+            c_f=p["f_tilde_constant"], clip=bool(self.f_tilde_clip), every_round=self.op_schedule == "every_round")
         M = rho_pow.shape[0] - 1
-        ends = np.full(M + 1, -1, np.int64)
-        started = np.zeros(M + 1, np.bool_)
-        inst: list = [None] * (M + 1)
-        actions = np.zeros(T, dtype=np.int64)
-        weights = np.zeros(T)  # importance-weighted reward of the chosen action, r_t / p_t(a_t)
-        xs = np.zeros(T)
-        events = np.empty((T, 2), dtype=np.int64)
-        probs = np.empty(K)
-        n, t_n, U, gap, n_events, solves = n0, 0, math.inf, 0.0, 0, 0
-        for t in range(T):
-            tau = t - t_n
-            malg_schedule(ends, t, tau, n, rho_pow, rng, started)
-            for m in range(n + 1):
-                if started[m]:
-                    inst[m] = _Instance(N, mu_explore(1))
-            m = malg_active(ends, t, n)
-            alg = inst[m]
-            s = len(alg.rows) + 1  # the instance's s-th round
-            if solve_before(s, self.op_schedule):
-                mu = mu_explore(s)
-                res = solve_op(pclass, np.asarray(alg.rows, dtype=np.int64), actions, weights, mu, psi)
-                alg.support = np.asarray(res.support, dtype=np.int64)
-                alg.weights = np.asarray(res.weights, dtype=np.float64)
-                alg.mu = mu
-                solves += 1
-            # f~ (App. I.6): the best IW mean so far plus c2 A mu_{s-1} (uncapped, at max(1, s - 1))
-            mean = alg.values.max() / (s - 1) if s > 1 else 0.0
-            f = mean + c_f * K * math.sqrt(log_term / (K * max(1, s - 1)))
-            if self.f_tilde_clip:
-                f = min(1.0, f)
-            # Q^mu(. | x_t): the support's mass on each action, smoothed
-            probs[:] = 0.0
-            for i in range(alg.support.shape[0]):
-                probs[pred[t, alg.support[i]]] += alg.weights[i]
-            probs[:] = (1.0 - K * alg.mu) * probs + alg.mu
-            a = int(sample_categorical(probs, rng.random()))
-            actions[t] = a
-            r = rewards[t, a]  # only the chosen action's reward; rewards lie in [0, 1]
-            xs[t] = r
-            weights[t] = r / probs[a]
-            alg.rows.append(t)
-            if weights[t] != 0.0:
-                alg.values[pred[t] == a] += weights[t]
-            U = min(U, f)
-            gap += f - r
-            cause = 0
-            if master_test1(ends, n, t, xs, U, thr1):
-                cause += 1
-            if test2_fails(gap, float(tau + 1), c2 * (hat * rho_t[tau + 1])):
-                cause += 2
-            n, n_events, new = master_block_end(events, n_events, t, T, tau, n, cause, ends, n0)
-            if new:
-                t_n, U, gap = t + 1, math.inf, 0.0
-        record_master_ctx(self, p, events[:n_events], smallest_thresholds(p, rate, T), n0)
+        # an order-m instance lives at most 2^m rounds: its rounds are rows[off[m]:off[m] + nrows[m]]
+        off = np.concatenate([[0], np.cumsum([min(1 << m, T) for m in range(M + 1)])]).astype(np.int64)
+        s = IltcbState(
+            ends=np.full(M + 1, -1, np.int64), started=np.zeros(M + 1, np.bool_), off=off,
+            rows=np.zeros(off[-1], np.int64), nrows=np.zeros(M + 1, np.int64), values=np.zeros((M + 1, N)),
+            support=np.zeros((M + 1, N + 1), np.int64), supp_w=np.zeros((M + 1, N + 1)),
+            supp_len=np.zeros(M + 1, np.int64), mu=np.zeros(M + 1),
+            actions=np.zeros(T, dtype=np.int64), weights=np.zeros(T), xs=np.zeros(T),
+            events=np.empty((T, 2), dtype=np.int64), probs=np.empty(K),
+            ints=np.array([c.n0, 0, 0, 0], np.int64), floats=np.array([math.inf, 0.0]))
+        pred = pclass.pred
+        rewards = np.ascontiguousarray(rewards, dtype=np.float64)
+        t, resume, solves = 0, False, 0
+        while True:
+            t = iltcb_master_rounds(t, resume, rewards, pred, rng, c, s)
+            if t >= T:
+                break
+            # before round t, the active instance m (its s-th round) re-solves its OP (Alg. 12)
+            m = int(s.ints[3])
+            mu = mu_explore(c.log_term, K, int(s.nrows[m]) + 1)
+            rows = s.rows[s.off[m]:s.off[m] + s.nrows[m]]
+            res = solve_op(pclass, rows, s.actions, s.weights, mu, p["psi"])
+            k = len(res.support)
+            s.support[m, :k] = res.support
+            s.supp_w[m, :k] = res.weights
+            s.supp_len[m] = k
+            s.mu[m] = mu
+            solves += 1
+            resume = True
+        record_master_ctx(self, p, s.events[:s.ints[2]], smallest_thresholds(p, rate, T), c.n0)
         self.derived_["op_solves"] = int(solves)
         self.derived_["oracle_calls"] = int(pclass.calls_)
-        return actions
+        return s.actions

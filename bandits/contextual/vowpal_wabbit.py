@@ -35,6 +35,33 @@ def available() -> bool:
     return True
 
 
+def shared_format(d: int) -> str:
+    """The shared line of a d-dimensional context as a format string ("shared |s 0:{:.6g} ..."):
+    one ``str.format`` per round instead of d f-strings (the same text)."""
+    return "shared |s " + " ".join(f"{i}:{{:.6g}}" for i in range(d))
+
+
+def draw_from_scores(scores, u: float) -> tuple:
+    """(a, p(a)): the action drawn from VW's scores normalised to a distribution, by the
+    inverse CDF at the uniform u, and its probability. The same numbers, bit for bit, as
+    numpy's pmf = scores / scores.sum(); a = min(searchsorted(cumsum(pmf), u, "right"), K - 1)
+    (tests/test_contextual.py checks both), without numpy's cost per call on K numbers: numpy
+    adds fewer than 8 numbers in order, more with its pairwise sum, which is kept."""
+    K = len(scores)
+    if K < 8:
+        total = 0.0
+        for v in scores:
+            total += v
+    else:
+        total = float(np.asarray(scores, dtype=np.float64).sum())
+    acc = 0.0
+    for a in range(K):
+        acc += scores[a] / total
+        if u < acc:
+            return a, scores[a] / total
+    return K - 1, scores[K - 1] / total
+
+
 class VowpalWabbit:
     problem_kinds = ("contextual",)
 
@@ -69,7 +96,7 @@ class VowpalWabbit:
 
     @staticmethod
     def shared_line(x: np.ndarray) -> str:
-        return "shared |s " + " ".join(f"{i}:{v:.6g}" for i, v in enumerate(x))
+        return shared_format(len(x)).format(*np.asarray(x, dtype=np.float64).tolist())
 
     @staticmethod
     def labelled(a: int, cost: float, p: float) -> str:
@@ -92,18 +119,17 @@ class VowpalWabbit:
         # (tests/test_contextual.py checks the actions against pyvw's predict/learn).
         vw = pylibvw.vw
         arms = [f"|a a{a}" for a in range(K)]
+        shared = shared_format(X.shape[1])
         actions = np.empty(T, dtype=np.int64)
         try:
-            for t in range(T):
-                lines = [self.shared_line(X[t])] + arms
+            for t, x in enumerate(np.asarray(X, dtype=np.float64).tolist()):
+                lines = [shared.format(*x)] + arms
                 ex = vw._parse(ws, "\n".join(lines))
                 vw.predict_multi(ws, ex)
-                pmf = np.asarray(ex[0].get_action_scores(), dtype=np.float64)
+                a, p = draw_from_scores(ex[0].get_action_scores(), u[t])
                 vw._finish_example_multi_ex(ws, ex)
-                pmf /= pmf.sum()
-                a = int(min(np.searchsorted(np.cumsum(pmf), u[t], side="right"), K - 1))
                 actions[t] = a
-                lines[a + 1] = self.labelled(a, 1.0 - rewards[t, a], pmf[a])
+                lines[a + 1] = self.labelled(a, 1.0 - rewards[t, a], p)
                 ex = vw._parse(ws, "\n".join(lines))
                 vw.learn_multi(ws, ex)
                 vw._finish_example_multi_ex(ws, ex)
