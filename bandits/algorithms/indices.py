@@ -167,13 +167,15 @@ def klucb_argmax(totals, counts, levels, first, guess, index):
     returns the lowest k with v_k >= cut(M); cut is non-decreasing.
 
     (0) An unseen arm has index +inf: the lowest one is returned, as argmax_lowest does.
-    (1) Certificate. y = q - 1e-7, q a Newton guess of the index of ``first``
-    (:func:`newton_guess`). If y > mean and kl(mean, y) <= level / n, the root is >= y
-    (kl(mean, .) increases above the mean), so v_first >= y up to rounding (Newton's iterates
+    (1) Certificate of a candidate c, first ``first``. y = q - 1e-7, q a Newton guess of the
+    index of c (:func:`newton_guess`). If y > mean and kl(mean, y) <= level / n, the root is
+    >= y (kl(mean, .) increases above the mean), so v_c >= y up to rounding (Newton's iterates
     decrease to the root from above; the top returns 1.0). Every other arm a with
     :func:`surely_below` at y - 1e-9 has v_a < y - 1e-9 (the 1e-9 dwarfs Newton's stopping
-    error). Then M = v_first and cut(M) >= y - 1e-12 - rounding > v_a: ``first`` is the only
-    arm in the tie band, and is returned. (2) Otherwise ``first`` is solved, then each other
+    error). Then M = v_c and cut(M) >= y - 1e-12 - rounding > v_a: c is the only arm in the
+    tie band, and is returned. When an arm is not surely below, it becomes the candidate once
+    (the leader often changes to it: one Newton guess instead of solving every close arm).
+    (2) Otherwise ``first`` is solved, then each other
     arm in turn is solved unless surely below cut(b) - 1e-9, b the largest index solved so
     far; a skipped arm is below cut(b) <= cut(M) (b <= M), outside the final tie band, so
     argmax_lowest over the solved indices (-inf for the skipped) returns the same arm."""
@@ -181,22 +183,26 @@ def klucb_argmax(totals, counts, levels, first, guess, index):
     for a in range(K):
         if counts[a] == 0:
             return a
-    mean = totals[first] / counts[first]
-    lv = levels[first] / counts[first]
-    g = guess[first]
-    if not g > mean:
-        g = klucb_upper_bound(mean, lv)
-    q = newton_guess(mean, lv, g)
-    guess[first] = q
-    y = q - 1e-7
-    certified = y > mean and kl_bernoulli(mean, y) <= lv
-    if certified:
+    c = first
+    for _ in range(2):  # the candidate: first, then the first arm not surely below it
+        mean = totals[c] / counts[c]
+        lv = levels[c] / counts[c]
+        g = guess[c]
+        if not g > mean:
+            g = klucb_upper_bound(mean, lv)
+        q = newton_guess(mean, lv, g)
+        guess[c] = q
+        y = q - 1e-7
+        if not (y > mean and kl_bernoulli(mean, y) <= lv):
+            break
+        rival = -1
         for a in range(K):
-            if a != first and not surely_below(totals[a] / counts[a], levels[a] / counts[a], y - 1e-9):
-                certified = False
+            if a != c and not surely_below(totals[a] / counts[a], levels[a] / counts[a], y - 1e-9):
+                rival = a
                 break
-    if certified:
-        return first
+        if rival < 0:
+            return c
+        c = rival
     for a in range(K):
         index[a] = -math.inf
     best = klucb_index(totals[first], counts[first], levels[first])

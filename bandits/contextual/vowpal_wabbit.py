@@ -122,7 +122,7 @@ class VowpalWabbit:
         shared = shared_format(X.shape[1])
         actions = np.empty(T, dtype=np.int64)
         try:
-            for t, x in enumerate(np.asarray(X, dtype=np.float64).tolist()):
+            for t, x in enumerate(np.asarray(X[:T], dtype=np.float64).tolist()):  # contexts may run past T
                 lines = [shared.format(*x)] + arms
                 ex = vw._parse(ws, "\n".join(lines))
                 vw.predict_multi(ws, ex)
