@@ -73,13 +73,24 @@ def solve_op(pclass, rows: np.ndarray, actions: np.ndarray, weights: np.ndarray,
     a = np.asarray(actions[rows], dtype=np.int64)
     w = np.asarray(weights[rows], dtype=np.float64)
     calls0 = pclass.calls_
+    idx = np.arange(n)
     iw = np.zeros((n, K))
-    iw[np.arange(n), a] = w
+    iw[idx, a] = w
     best = pclass.oracle(rows, iw)
-    r_best = float(iw[np.arange(n), pclass.predict(best, rows)].mean())
+    predicted: dict = {}  # each policy's actions on the rounds, and its empirical regret, once
+    regrets: dict = {}
+
+    def acts_of(p):
+        if p not in predicted:
+            predicted[p] = pclass.predict(p, rows)
+        return predicted[p]
+
+    r_best = float(iw[idx, acts_of(best)].mean())
 
     def reg(p):
-        return r_best - float(iw[np.arange(n), pclass.predict(p, rows)].mean())
+        if p not in regrets:
+            regrets[p] = r_best - float(iw[idx, acts_of(p)].mean())
+        return regrets[p]
 
     Q: dict = {}
     b: dict = {}
@@ -87,7 +98,6 @@ def solve_op(pclass, rows: np.ndarray, actions: np.ndarray, weights: np.ndarray,
     limit = iteration_bound(K, nu) if max_iter is None else int(max_iter)
     it = 0
     converged = False
-    idx = np.arange(n)
     while it < limit:
         it += 1
         total = sum(q * (2 * K + b[p]) for p, q in Q.items())
@@ -99,15 +109,16 @@ def solve_op(pclass, rows: np.ndarray, actions: np.ndarray, weights: np.ndarray,
         smooth = nu + (1.0 - K * nu) * Qa
         inv = 1.0 / smooth
         candidate = pclass.oracle(rows, inv + iw / (C * nu))
-        acts = pclass.predict(candidate, rows)
+        acts = acts_of(candidate)
         if candidate not in b:
             b[candidate] = reg(candidate) / (C * nu)
-        V = float(inv[idx, acts].mean())
+        inv_acts = inv[idx, acts]
+        V = float(inv_acts.mean())
         D = V - (2 * K + b[candidate])
         if D <= tol:
             converged = True
             break
-        S = float((inv[idx, acts] ** 2).mean())
+        S = float((inv_acts ** 2).mean())
         alpha = (V + D) / (2 * (1.0 - K * nu) * S)
         Q[candidate] = Q.get(candidate, 0.0) + alpha
         Qa[idx, acts] += alpha
