@@ -246,7 +246,7 @@ class MasterILTCB:
         M = rho_pow.shape[0] - 1
         # an order-m instance lives at most 2^m rounds: its rounds are rows[off[m]:off[m] + nrows[m]]
         off = np.concatenate([[0], np.cumsum([min(1 << m, T) for m in range(M + 1)])]).astype(np.int64)
-        s = IltcbState(
+        st = IltcbState(
             ends=np.full(M + 1, -1, np.int64), started=np.zeros(M + 1, np.bool_), off=off,
             rows=np.zeros(off[-1], np.int64), nrows=np.zeros(M + 1, np.int64), values=np.zeros((M + 1, N)),
             support=np.zeros((M + 1, N + 1), np.int64), supp_w=np.zeros((M + 1, N + 1)),
@@ -258,22 +258,22 @@ class MasterILTCB:
         rewards = np.ascontiguousarray(rewards, dtype=np.float64)
         t, resume, solves = 0, False, 0
         while True:
-            t = iltcb_master_rounds(t, resume, rewards, pred, rng, c, s)
+            t = iltcb_master_rounds(t, resume, rewards, pred, rng, c, st)
             if t >= T:
                 break
             # before round t, the active instance m (its s-th round) re-solves its OP (Alg. 12)
-            m = int(s.ints[3])
-            mu = mu_explore(c.log_term, K, int(s.nrows[m]) + 1)
-            rows = s.rows[s.off[m]:s.off[m] + s.nrows[m]]
-            res = solve_op(pclass, rows, s.actions, s.weights, mu, p["psi"])
+            m = int(st.ints[3])
+            mu = mu_explore(c.log_term, K, int(st.nrows[m]) + 1)
+            rows = st.rows[st.off[m]:st.off[m] + st.nrows[m]]
+            res = solve_op(pclass, rows, st.actions, st.weights, mu, p["psi"])
             k = len(res.support)
-            s.support[m, :k] = res.support
-            s.supp_w[m, :k] = res.weights
-            s.supp_len[m] = k
-            s.mu[m] = mu
+            st.support[m, :k] = res.support
+            st.supp_w[m, :k] = res.weights
+            st.supp_len[m] = k
+            st.mu[m] = mu
             solves += 1
             resume = True
-        record_master_ctx(self, p, s.events[:s.ints[2]], smallest_thresholds(p, rate, T), c.n0)
+        record_master_ctx(self, p, st.events[:st.ints[2]], smallest_thresholds(p, rate, T), c.n0)
         self.derived_["op_solves"] = int(solves)
         self.derived_["oracle_calls"] = int(pclass.calls_)
-        return s.actions
+        return st.actions
