@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import time
 import traceback
 import zlib
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -179,6 +182,55 @@ def warm_up(algo, instance: Instance, rewards: np.ndarray) -> None:
     except ConfigError:
         pass
     _WARM.add(type(algo))
+
+
+@contextmanager
+def _warming(kind: type, wait: bool):
+    """Hold the lock on warming ``kind``'s kernels (a file in numba's cache folder, shared by
+    every process on this host): yields True when held, False when another process holds it
+    and ``wait`` is False. Yields True with no lock where none can be taken (no fcntl, no
+    writable cache folder): the caller then simply warms."""
+    try:
+        import fcntl
+        folder = Path(os.environ["NUMBA_CACHE_DIR"]) / "warming"
+        folder.mkdir(parents=True, exist_ok=True)
+        fh = open(folder / f"{kind.__module__}.{kind.__qualname__}.lock", "w")
+    except (ImportError, KeyError, OSError):
+        yield True
+        return
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def warm_up_all(algos, instance: Instance, rewards: np.ndarray) -> None:
+    """:func:`warm_up` each of ``algos`` (one per class), taking turns with the other processes
+    that warm the same classes at the same moment. A run's workers start on batches of the same
+    algorithms, so on a cold numba cache each compiled every kernel: the same seconds twice. Here
+    a process passes over a class another one is warming, warms the rest, and then the ones it
+    passed over, by which time their kernels are in the cache and are loaded, not compiled."""
+    pending, seen = [], set()
+    for algo in algos:
+        if callable(getattr(algo, "play", None)) and type(algo) not in _WARM and type(algo) not in seen:
+            seen.add(type(algo))
+            pending.append(algo)
+    passed = []
+    for algo in pending:
+        with _warming(type(algo), wait=False) as held:
+            if held:
+                warm_up(algo, instance, rewards)
+            else:
+                passed.append(algo)
+    for algo in passed:
+        with _warming(type(algo), wait=True):
+            warm_up(algo, instance, rewards)
 
 
 def guarded(obj, method: str, where: str, *args):

@@ -184,3 +184,35 @@ def test_the_regret_against_the_best_arm_of_each_round_is_numpys_cumsum_bit_for_
     with np.errstate(invalid="ignore"):
         regret = evaluate(means, rewards, actions)["regret"]
     assert np.isfinite(regret[:10]).all() and np.isnan(regret[10:]).all()
+
+
+def test_workers_take_turns_warming_kernels(tmp_path, monkeypatch):
+    """warm_up_all passes over an algorithm whose warming lock another process holds (a file in
+    numba's cache folder), warms the others first, and warms that one once the lock is free:
+    two workers on a cold cache compile each kernel once between them, not once each."""
+    import fcntl
+    import threading
+
+    from bandits import simulation
+    from bandits.algorithms import KLUCB, UCB1
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(simulation, "_WARM", set())
+    order, second = [], threading.Event()
+
+    def record(algo, instance, rewards):
+        order.append(type(algo).__name__)
+        if len(order) == 2:
+            second.set()
+
+    monkeypatch.setattr(simulation, "warm_up", record)
+    (tmp_path / "warming").mkdir()
+    with open(tmp_path / "warming" / f"{KLUCB.__module__}.{KLUCB.__qualname__}.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)           # "another worker" is compiling kl-UCB
+        run = threading.Thread(target=simulation.warm_up_all, args=([KLUCB(), UCB1(), KLUCB()], None, None))
+        run.start()
+        assert not second.wait(0.5)                # UCB1 warmed, kl-UCB waits for the lock
+        assert order == ["UCB1"]
+        fcntl.flock(held, fcntl.LOCK_UN)
+        run.join(10)
+    assert order == ["UCB1", "KLUCB"]              # once each, kl-UCB after its lock was freed

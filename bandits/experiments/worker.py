@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bandits.simulation import run_cell, trial_rewards
+from bandits.simulation import run_cell, trial_rewards, warm_up_all
 
 LIST_COLUMNS = ("checkpoints", "regret_curve", "reward_curve", "actions")
 
@@ -120,8 +120,10 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
         handed += last - began
 
     try:
-        for trial, cells in batch.trials:
+        for i, (trial, cells) in enumerate(batch.trials):
             rewards = trial_rewards(env, instance, meta["seed"], batch.T, trial)
+            if i == 0:  # every kernel of the batch, in turns with the other workers (cold numba cache)
+                warm_up_all([c.algo for _, batch_cells in batch.trials for c in batch_cells], instance, rewards)
             for cell in cells:
                 numbers = run_cell(cell.algo, cell.algo_name, instance, rewards, meta["seed"], batch.T, trial,
                                    meta["save_actions"])
