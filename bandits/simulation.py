@@ -189,7 +189,7 @@ def _warming(kind: type, wait: bool):
     """Hold the lock on warming ``kind``'s kernels (a file in numba's cache folder, shared by
     every process on this host): yields True when held, False when another process holds it
     and ``wait`` is False. Yields True with no lock where none can be taken (no fcntl, no
-    writable cache folder): the caller then simply warms."""
+    writable cache folder, a file system without locks): the caller then simply warms."""
     try:
         import fcntl
         folder = Path(os.environ["NUMBA_CACHE_DIR"]) / "warming"
@@ -203,6 +203,9 @@ def _warming(kind: type, wait: bool):
             fcntl.flock(fh, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             yield False
+            return
+        except OSError:  # a file system without locks (some network ones): warm without one
+            yield True
             return
         try:
             yield True

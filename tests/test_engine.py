@@ -216,3 +216,24 @@ def test_workers_take_turns_warming_kernels(tmp_path, monkeypatch):
         fcntl.flock(held, fcntl.LOCK_UN)
         run.join(10)
     assert order == ["UCB1", "KLUCB"]              # once each, kl-UCB after its lock was freed
+
+
+def test_warming_without_file_locks_warms_each_algorithm_once(tmp_path, monkeypatch):
+    """On a file system that refuses locks (flock fails with ENOLCK, as some network ones do),
+    warm_up_all warms every algorithm once, in order, instead of failing the batch."""
+    import errno
+    import fcntl
+
+    from bandits import simulation
+    from bandits.algorithms import KLUCB, UCB1
+
+    def refuse(fh, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(simulation, "_WARM", set())
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    order = []
+    monkeypatch.setattr(simulation, "warm_up", lambda algo, instance, rewards: order.append(type(algo).__name__))
+    simulation.warm_up_all([KLUCB(), UCB1(), KLUCB()], None, None)
+    assert order == ["KLUCB", "UCB1"]
