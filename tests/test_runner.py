@@ -416,3 +416,57 @@ def test_a_sweep_over_root_seeds_composes_its_config_once_before_the_jobs(tmp_pa
     assert sorted(pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")["seed"]) == [0, 1, 2]
     assert cli.entry(["algo=ucb1", "--cfg", "job"]) == 0  # Hydra's own flags: no preflight, nothing counts as checked
     assert cli.CHECKED == set()
+
+
+def test_a_sweep_plans_its_next_job_while_the_workers_finish_and_tables_are_the_same(tmp_path, monkeypatch):
+    """In a -m sweep each job after the first runs on plans drawn ahead (runner.plan_ahead, once
+    the job before had handed out its last batch); the tables are bit-identical to those of the
+    same sweep with every job planning for itself (the wall-time column aside)."""
+    from bandits.experiments import cli
+
+    taken = []
+    planned_ahead = runner.planned_ahead
+    monkeypatch.setattr(runner, "planned_ahead", lambda jobs: taken.append(planned_ahead(jobs)) or taken[-1])
+
+    def sweep(folder):
+        args = ["-m", "+experiment=master_geo", "~scenarios.worst_xi03", "seed=0,1,2", "horizon_scale=0.01",
+                "trials=2", f"results_dir={folder}", f"hydra.sweep.dir={folder}/hydra"]
+        assert cli.entry(args) == 0
+        return {p.name: pd.read_parquet(p).drop(columns=["wall_time_s"])
+                for p in sorted((folder / "tables").glob("*.parquet"))}
+
+    ahead = sweep(tmp_path / "ahead")
+    assert [t is not None for t in taken] == [False, True, True]
+    assert all(len(t) == 11 for t in taken[1:])                     # every scenario of the job
+    monkeypatch.setattr(runner, "plan_ahead", lambda: runner.AHEAD.update(next=None))
+    taken.clear()
+    alone = sweep(tmp_path / "alone")
+    assert taken == [None, None, None]
+    assert ahead.keys() == alone.keys() and len(ahead) == 11
+    for name in ahead:
+        pd.testing.assert_frame_equal(ahead[name], alone[name])
+
+
+def test_a_next_job_that_cannot_be_planned_ahead_plans_itself(tmp_path, monkeypatch):
+    """plan_ahead leaves nothing planned when the next job's planning meets bad input (that job
+    reports it in its own turn), and never plans a dry run."""
+    from bandits.errors import ConfigError
+
+    cfg = compose(["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=1", f"results_dir={tmp_path}"])
+
+    def refuse(setup):
+        raise ConfigError("algo.c: impossible here")
+
+    monkeypatch.setattr(runner, "plan", refuse)
+    runner.AHEAD["next"] = cfg
+    runner.plan_ahead()
+    assert runner.PLANNED == {} and runner.AHEAD["next"] is None
+    monkeypatch.undo()
+    runner.AHEAD["next"] = compose(["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=1", "dry_run=true",
+                                    f"results_dir={tmp_path}"])
+    runner.plan_ahead()
+    assert runner.PLANNED == {}
+    runner.AHEAD["next"] = cfg
+    runner.plan_ahead()
+    assert list(runner.PLANNED) == [runner.config_text(cfg)]
+    assert runner.planned_ahead([cfg])[0].todo and runner.PLANNED == {}

@@ -210,6 +210,7 @@ def jobs(argv: list[str]) -> list[list[str]]:
 
 
 CHECKED: set = set()  # the jobs preflight composed and checked in this process (task_overrides of each)
+COMPOSED: list = []  # their configs, in the order Hydra's basic sweeper launches them (the job's hydra.job.num)
 
 
 def task_overrides(job) -> tuple:
@@ -268,6 +269,7 @@ def preflight(argv: list[str]) -> int:
         composed.append(cfg)
         by_rest.setdefault(rest, cfg)
         CHECKED.add(task_overrides(job))
+    COMPOSED[:] = composed
     from bandits.experiments.runner import (
         check_results_folder,
         check_seed,
@@ -320,11 +322,12 @@ SWEEP: list = []  # (results folder, rows) of every job this process ran: the sw
 @hydra.main(version_base="1.3", config_path=CONF, config_name="config")
 def app(cfg: DictConfig) -> None:
     """One job: run it; on failure, one paragraph and the exit code."""
-    from bandits.experiments.runner import run
+    from bandits.experiments import runner
 
     _importable_cwd()
+    runner.AHEAD["next"] = next_job()
     try:
-        rows = run(cfg)
+        rows = runner.run(cfg)
         if not cfg.get("dry_run"):
             SWEEP.append((Path(str(cfg.get("results_dir", "outputs"))), rows))
     except KeyboardInterrupt:
@@ -336,6 +339,22 @@ def app(cfg: DictConfig) -> None:
         sys.exit(code)
     if cfg.get("dry_run"):
         _forget_run_folder()  # nothing ran: nothing to record
+
+
+def next_job():
+    """The composed config of the job after this one in a -m sweep (the runner plans it while
+    the workers finish this one: :func:`bandits.experiments.runner.plan_ahead`), or None."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    try:
+        hc = HydraConfig.get()
+    except ValueError:
+        return None
+    num = hc.job.get("num")
+    if hc.mode != RunMode.MULTIRUN or num is None or num + 1 >= len(COMPOSED):
+        return None
+    return COMPOSED[num + 1]
 
 
 def entry(argv: list[str]) -> int:
@@ -352,6 +371,7 @@ def entry(argv: list[str]) -> int:
     except ConfigError as exc:
         return report(exc, _wants_debug(argv))
     CHECKED.clear()  # what an earlier command of this process checked may have changed since
+    COMPOSED.clear()
     if not any(a.split("=")[0] in HYDRA_OWN for a in argv):
         try:
             preflight(argv)

@@ -711,12 +711,14 @@ def execute(plan: Plan, progress: bool = True, pool=None) -> list:
     return execute_all([plan], progress, pool)[0]
 
 
-def execute_all(plans: list, progress: bool = True, pool=None, finished=None) -> list:
+def execute_all(plans: list, progress: bool = True, pool=None, finished=None, sent=None) -> list:
     """:func:`execute` of several plans with the same backend and ``n_jobs`` as one stream of
     batches, so that no worker waits at the end of one plan for the next one's first batch
     (the scenarios of one command: 12 of them per seed in master_geo). ``finished(i)`` is
     called in this thread as soon as every batch of plan i is back and written, while the
-    workers go on with the next plans' batches. Returns :func:`execute`'s result per plan."""
+    workers go on with the next plans' batches; ``sent()`` once, in this thread, when every
+    batch is handed out (while the workers finish the last ones). Returns :func:`execute`'s
+    result per plan."""
     from joblib import Parallel, effective_n_jobs
     from tqdm.auto import tqdm
 
@@ -750,9 +752,14 @@ def execute_all(plans: list, progress: bool = True, pool=None, finished=None) ->
                 running[tag].take(done)
                 bar.update(done.cells)
                 finish_ready()
+                if sent is not None and all(r.all_sent for r in running):
+                    sent, call = None, sent
+                    call()
         for r in running:  # plans with nothing to run, and the last ones
             r.all_sent = True
         finish_ready()
+        if sent is not None:
+            sent()
     finally:
         for r in running:
             r.writer.flush()  # whatever finished, also when interrupted
@@ -800,30 +807,82 @@ def gather(plan: Plan, tables: list | None = None, full: bool = False) -> pd.Dat
     return rows.sort_values(["label", "T", "trial"], kind="stable").reset_index(drop=True)
 
 
+# The next job of a -m sweep, planned while the workers finish this job's last batches (the
+# CLI names it: AHEAD["next"], its composed config), so that they do not wait for its planning
+# (instances drawn, the store scanned): PLANNED holds its plans by scenario config, and run()
+# takes them when it is handed those configs. A plan drawn ahead is the plan the job would draw:
+# the same setup, seeds and store (its cells are its own: no other job of the sweep writes them).
+AHEAD: dict = {"next": None}
+PLANNED: dict = {}
+AHEAD_BYTES = 0.05  # plan ahead only an instance that takes under 5% of memory_limit() (env.footprint)
+
+
+def config_text(cfg: DictConfig) -> str:
+    return OmegaConf.to_yaml(cfg)
+
+
+def plan_ahead() -> None:
+    """Plan the next job (AHEAD["next"]) into PLANNED; a job that cannot be planned (bad
+    input, a large instance) is left to plan, and report its errors, in its own turn."""
+    cfg, AHEAD["next"] = AHEAD["next"], None
+    PLANNED.clear()
+    if cfg is None or cfg.get("dry_run") is True:
+        return
+    try:
+        for job in scenario_configs(cfg):
+            began = time.time()
+            setup = setup_from_config(job)
+            footprint = getattr(setup.env, "footprint", None)
+            if footprint is not None and sum(footprint(T) for T in setup.Ts) > AHEAD_BYTES * memory_limit():
+                PLANNED.clear()
+                return
+            ahead = plan(setup)
+            ahead.timing["plan_s"] = time.time() - began
+            PLANNED[config_text(job)] = ahead
+    except (ConfigError, ReportedError):
+        PLANNED.clear()
+
+
+def planned_ahead(jobs: list) -> list | None:
+    """The plans of ``jobs`` drawn ahead by :func:`plan_ahead`, or None (any is missing)."""
+    ready = [PLANNED.get(config_text(job)) for job in jobs] if PLANNED else [None]
+    PLANNED.clear()
+    return None if any(p is None for p in ready) else ready
+
+
 def run(cfg: DictConfig, progress: bool = True, full: bool = False) -> pd.DataFrame:
     """Entry point behind the CLI: plan, execute, gather, summarise (each scenario of an
     experiment with ``scenarios`` into its own table). Returns this run's rows: their light
     columns and labels (``full``: every column, curves included)."""
     jobs = scenario_configs(cfg)
-    if len(jobs) > 1:
+    ready = planned_ahead(jobs)
+    if ready is not None:
+        setups = [p.setup for p in ready]
+    elif len(jobs) > 1:
         setups = [check_setup(setup_from_config(job)) for job in jobs]  # all validated before the first runs
     else:
         setups = [setup_from_config(jobs[0])]
-    return run_setups(jobs, setups, progress, full)
+    return run_setups(jobs, setups, progress, full, ready)
 
 
-def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = False) -> pd.DataFrame:
-    """:func:`run` of jobs whose setups are built (by :func:`setup_from_config`): plan each,
-    run the batches of all of them as one stream on one pool of workers (:func:`execute_all`;
-    one plan after the other where their backends or ``n_jobs`` differ), and gather and
-    summarise each as soon as its cells are done, while the workers go on with the next."""
+def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = False,
+               ready: list | None = None) -> pd.DataFrame:
+    """:func:`run` of jobs whose setups are built (by :func:`setup_from_config`): plan each
+    (``ready``: their plans, drawn ahead), run the batches of all of them as one stream on one
+    pool of workers (:func:`execute_all`; one plan after the other where their backends or
+    ``n_jobs`` differ), and gather and summarise each as soon as its cells are done, while the
+    workers go on with the next; once every batch is handed out, the sweep's next job is planned
+    (:func:`plan_ahead`)."""
     dry = bool(jobs[0].get("dry_run"))  # a boolean: checked in setup_from_config
     plans, began = [], []
-    for setup in setups:
+    for i, setup in enumerate(setups):
         began.append(time.time())
-        p = plan(setup)
+        if ready is not None:
+            p = ready[i]
+        else:
+            p = plan(setup)
+            p.timing["plan_s"] = time.time() - began[-1]
         s = p.setup
-        p.timing["plan_s"] = time.time() - began[-1]
         log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} trials={s.trials} seed={s.seed}: "
                  f"{len(p.todo)} cells to run, {len(p.done)} already stored (code {code_fingerprint()})")
         for bad in p.corrupt:
@@ -865,7 +924,8 @@ def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = Fal
             executing = time.time()
             try:
                 execute_all([plans[i] for i in group], progress, pool,
-                            finished=lambda j, group=group: finished(group[j], plans[group[j]]))
+                            finished=lambda j, group=group: finished(group[j], plans[group[j]]),
+                            sent=plan_ahead if group is groups[-1] else None)
             except KeyboardInterrupt:
                 stored = sum(len(gather(plans[i])) if i not in parts else len(parts[i]) for i in range(len(plans)))
                 log.warning(f"interrupted: {stored} cells of this command are stored; run the same command again "
