@@ -513,6 +513,14 @@ def plan(setup: Setup) -> Plan:
     return out
 
 
+def timed_plan(setup: Setup) -> Plan:
+    """:func:`plan`, with its seconds in the plan's timing (``plan_s``)."""
+    began = time.time()
+    out = plan(setup)
+    out.timing["plan_s"] = time.time() - began
+    return out
+
+
 def make_plan(cfg: DictConfig) -> Plan:
     return plan(setup_from_config(cfg))
 
@@ -830,22 +838,21 @@ def plan_ahead() -> None:
         return
     try:
         for job in scenario_configs(cfg):
-            began = time.time()
             setup = setup_from_config(job)
             footprint = getattr(setup.env, "footprint", None)
             if footprint is not None and sum(footprint(T) for T in setup.Ts) > AHEAD_BYTES * memory_limit():
                 PLANNED.clear()
                 return
-            ahead = plan(setup)
-            ahead.timing["plan_s"] = time.time() - began
-            PLANNED[config_text(job)] = ahead
+            PLANNED[config_text(job)] = timed_plan(setup)
     except (ConfigError, ReportedError):
         PLANNED.clear()
 
 
 def planned_ahead(jobs: list) -> list | None:
     """The plans of ``jobs`` drawn ahead by :func:`plan_ahead`, or None (any is missing)."""
-    ready = [PLANNED.get(config_text(job)) for job in jobs] if PLANNED else [None]
+    if not PLANNED:
+        return None
+    ready = [PLANNED.get(config_text(job)) for job in jobs]
     PLANNED.clear()
     return None if any(p is None for p in ready) else ready
 
@@ -877,11 +884,7 @@ def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = Fal
     plans, began = [], []
     for i, setup in enumerate(setups):
         began.append(time.time())
-        if ready is not None:
-            p = ready[i]
-        else:
-            p = plan(setup)
-            p.timing["plan_s"] = time.time() - began[-1]
+        p = ready[i] if ready is not None else timed_plan(setup)
         s = p.setup
         log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} trials={s.trials} seed={s.seed}: "
                  f"{len(p.todo)} cells to run, {len(p.done)} already stored (code {code_fingerprint()})")
