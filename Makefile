@@ -71,22 +71,22 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(PYTHON) -m ruff check .
 
-# Each line is one process: a Hydra multirun over experiments runs them one after the other with
-# the imports, the compiled kernels and the workers of the first kept for the rest.
+# One process runs every command in turn (`run.py commands`, each quoted command one run.py
+# command line), so that Python, its imports, the workers and the kernels they loaded start once;
+# a Hydra multirun over experiments runs them one after the other in the same way.
 comma := ,
 empty :=
 space := $(empty) $(empty)
 experiments: $(STAMP)
 	@mkdir -p $(RESULTS) && rm -f $(RESULTS)/timings.csv
-	$(RUN) -m +experiment=$(subst $(space),$(comma),$(strip $(EXPERIMENTS))) $(SCALE_ARGS)
-	$(RUN) -m +experiment=ctx_baselines env.n_pieces=1,5 $(SCALE_ARGS)
-	$(RUN) -m +experiment=$(subst $(space),$(comma),$(strip $(CTX_EXPERIMENTS))) $(CTX_ARGS) $(CTX_SCALE_ARGS)
-	$(RUN) -m +experiment=ctx_delay env.shift=0.25,0.5,1.0 $(CTX_DELAY_ARGS) $(CTX_SCALE_ARGS)
-	$(RUN) -m +experiment=ctx_data,ctx_master_sensitivity $(CTX_SCALE_ARGS)
-	@for exp in $(INSTANCE_EXPERIMENTS); do \
-		$(RUN) -m +experiment=$$exp "seed=$(SEEDS)" $(SCALE_ARGS) || exit $$?; \
-	done
-	$(RUN) -m +experiment=master_geo "seed=$(MASTER_SEEDS)" $(SCALE_ARGS)
+	$(RUN) commands \
+		'-m +experiment=$(subst $(space),$(comma),$(strip $(EXPERIMENTS))) $(SCALE_ARGS)' \
+		'-m +experiment=ctx_baselines env.n_pieces=1,5 $(SCALE_ARGS)' \
+		'-m +experiment=$(subst $(space),$(comma),$(strip $(CTX_EXPERIMENTS))) $(CTX_ARGS) $(CTX_SCALE_ARGS)' \
+		'-m +experiment=ctx_delay env.shift=0.25,0.5,1.0 $(CTX_DELAY_ARGS) $(CTX_SCALE_ARGS)' \
+		'-m +experiment=ctx_data,ctx_master_sensitivity $(CTX_SCALE_ARGS)' \
+		'-m +experiment=$(subst $(space),$(comma),$(strip $(INSTANCE_EXPERIMENTS))) "seed=$(SEEDS)" $(SCALE_ARGS)' \
+		'-m +experiment=master_geo "seed=$(MASTER_SEEDS)" $(SCALE_ARGS)'
 
 plots: $(STAMP)
 	$(PYTHON) -m bandits.experiments.figures --results $(RESULTS) $(TIMED)

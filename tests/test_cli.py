@@ -218,3 +218,27 @@ def test_the_multirun_flag_may_come_anywhere(tmp_path):
                            f"results_dir={tmp_path}"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert set(pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")["T"]) == {300, 600}
+
+
+def test_commands_run_in_one_process_and_stop_at_the_first_failure(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    proc = subprocess.run([sys.executable, "run.py", "commands",
+                           f"-m algo=exp3s,ucb1 env=piecewise_bernoulli T=300 trials=2 results_dir={one}",
+                           f"algo=kl_ucb env=piecewise_bernoulli T=300 trials=2 'results_dir={two}'"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("==> drift-bandits ") == 2
+    assert set(pd.read_parquet(one / "tables" / "adhoc.parquet")["algo"]) == {"exp3s", "ucb1"}
+    # the same cells as the command run on its own, in its own process
+    alone = cli("algo=kl_ucb", "env=piecewise_bernoulli", "T=300", "trials=2", tmp_path=tmp_path / "alone")
+    assert alone.returncode == 0, alone.stderr
+    pd.testing.assert_frame_equal(pd.read_parquet(two / "tables" / "adhoc.parquet")[["cell_key", "final_regret"]],
+                                  pd.read_parquet(tmp_path / "alone" / "tables" / "adhoc.parquet")[
+                                      ["cell_key", "final_regret"]])
+    three = tmp_path / "three"
+    failed = subprocess.run([sys.executable, "run.py", "commands", "algo=nope", f"algo=ucb1 results_dir={three}"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert failed.returncode == 2 and "no algo config named 'nope'" in failed.stderr
+    assert not three.exists()  # the command after the failure never ran
+    assert subprocess.run([sys.executable, "run.py", "commands"], cwd=ROOT, capture_output=True,
+                          text=True).returncode == 2

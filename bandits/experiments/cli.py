@@ -499,12 +499,43 @@ Common commands:
 
 Also: drift-bandits examples [DIR] (writes the example policy and problems, default
 ./examples), drift-bandits collect +experiment=NAME, drift-bandits docs (in a checkout),
-dry_run=true (validate only), debug=true (tracebacks). Results go to ./outputs/
-(results_dir=...). Docs: docs/usage.md (every key, algorithm, environment, experiment),
-docs/errors.md, docs/cluster.md in the source repository; `python -m pydoc bandits`.
+drift-bandits commands 'CMD' 'CMD' ... (several commands in one process), dry_run=true
+(validate only), debug=true (tracebacks). Results go to ./outputs/ (results_dir=...).
+Docs: docs/usage.md (every key, algorithm, environment, experiment), docs/errors.md,
+docs/cluster.md in the source repository; `python -m pydoc bandits`.
 """
 
-SUBCOMMANDS = ("plots", "docs", "collect", "examples")
+SUBCOMMANDS = ("plots", "docs", "collect", "examples", "commands")
+
+
+def commands(argv: list[str]) -> int:
+    """``drift-bandits commands 'CMD' 'CMD' ...``: run several commands one after the other in
+    this one process, each CMD the arguments of one drift-bandits command (quoted as a shell
+    reads them), stopping at the first that fails, with its exit code. What they share is
+    started once: Python and its imports, and the workers with the kernels they loaded (each
+    new process costs about 5 s of these: `make experiments` runs its commands this way)."""
+    import shlex
+    import textwrap
+
+    if not argv or argv[0] in ("--help", "-h"):
+        about = textwrap.dedent(commands.__doc__.split(":", 1)[1].replace("\n    ", "\n")).strip()
+        print(f"usage: drift-bandits commands 'CMD' ['CMD' ...]\n\nR{about[1:]}", file=sys.stdout if argv else sys.stderr)
+        return OK if argv else BAD_INPUT
+    try:
+        lines = [shlex.split(text) for text in argv]
+    except ValueError as exc:
+        print(f"error: cannot read the command {exc}: quote each command as one argument.", file=sys.stderr)
+        return BAD_INPUT
+    for text, args in zip(argv, lines, strict=True):
+        print(f"==> drift-bandits {text}", flush=True)
+        if args and args[0] in SUBCOMMANDS:
+            code = subcommand(args[0], args[1:])
+        else:
+            code = entry(args)
+        sys.stdout.flush()
+        if code != OK:
+            return code
+    return OK
 
 
 def examples(argv: list[str]) -> int:
@@ -530,9 +561,11 @@ def examples(argv: list[str]) -> int:
 
 
 def subcommand(name: str, argv: list[str]) -> int:
-    """The stages behind the subcommands: plots, docs, collect, examples."""
+    """The stages behind the subcommands: plots, docs, collect, examples, commands."""
     if name == "examples":
         return examples(argv)
+    if name == "commands":
+        return commands(argv)
     if name == "plots":
         from bandits.experiments.figures.stage import main as plots
 
