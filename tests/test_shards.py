@@ -240,3 +240,26 @@ def test_a_sweeps_figure_data_names_the_code_behind_it(tmp_path):
     table = pd.read_parquet(tmp_path / "tables" / "windows.parquet")
     assert set(data["code"]) == {" ".join(str(v) for v in table[["code_fingerprint", "git_commit"]].iloc[0]
                                           if v is not None and v == v)}
+
+
+def test_a_scan_reads_each_unchanged_shard_once(tmp_path, monkeypatch):
+    run(tmp_path, "parallel.batch_cells=2", "parallel.batch_s=0")
+    folder = tmp_path / "runs" / "adhoc"
+    paths = files(tmp_path)
+    assert len(paths) >= 3
+    store._SCANNED.clear()
+    reads = []
+    real = store.read_shard
+    monkeypatch.setattr(store, "read_shard", lambda path, columns=None: reads.append(path) or real(path, columns))
+    first = store.scan(folder)
+    assert sorted(reads) == paths  # each shard read (and verified) once
+    assert store.scan(folder).where == first.where and store.scan(folder, verify=False).where == first.where
+    assert sorted(reads) == paths  # not again: a shard never changes once written
+    # a shard replaced by a damaged file (a new file at the same path) is read again and moved aside
+    bad = paths[0]
+    damaged = bad.with_name(".damaged")
+    damaged.write_bytes(bad.read_bytes()[:-40])
+    damaged.replace(bad)
+    again = store.scan(folder)
+    assert reads.count(bad) == 2 and [p.name for p in again.corrupt] == [bad.name + ".corrupt"]
+    assert set(again.where) < set(first.where) and bad not in store._SCANNED
