@@ -419,9 +419,11 @@ def test_a_sweep_over_root_seeds_composes_its_config_once_before_the_jobs(tmp_pa
 
 
 def test_a_sweep_plans_its_next_job_while_the_workers_finish_and_tables_are_the_same(tmp_path, monkeypatch):
-    """In a -m sweep each job after the first runs on plans drawn ahead (runner.plan_ahead, once
-    the job before had handed out its last batch); the tables are bit-identical to those of the
-    same sweep with every job planning for itself (the wall-time column aside)."""
+    """In a -m sweep each job after the first runs on plans drawn ahead (runner.plan_ahead, as
+    soon as the job before had handed its batches to the workers), whose batches are queued
+    behind that job's in one stream (runner.BatchStream); the tables are bit-identical to those
+    of the same sweep with every job planning for itself and starting its own stream (the
+    wall-time column aside)."""
     from bandits.experiments import cli
 
     taken = []
@@ -438,6 +440,7 @@ def test_a_sweep_plans_its_next_job_while_the_workers_finish_and_tables_are_the_
     ahead = sweep(tmp_path / "ahead")
     assert [t is not None for t in taken] == [False, True, True]
     assert all(len(t) == 11 for t in taken[1:])                     # every scenario of the job
+    assert runner._STREAM["stream"] is None                         # no stream left at the end
     monkeypatch.setattr(runner, "plan_ahead", lambda: runner.AHEAD.update(next=None))
     taken.clear()
     alone = sweep(tmp_path / "alone")
@@ -470,3 +473,72 @@ def test_a_next_job_that_cannot_be_planned_ahead_plans_itself(tmp_path, monkeypa
     runner.plan_ahead()
     assert list(runner.PLANNED) == [runner.config_text(cfg)]
     assert runner.planned_ahead([cfg])[0].todo and runner.PLANNED == {}
+
+
+def test_the_next_jobs_batches_join_the_stream_of_the_job_before(tmp_path, monkeypatch):
+    """The next job of a sweep is planned as soon as this job's batches are handed out and its
+    batches queued behind them (runner.BatchStream.join): at the end of this job the workers go
+    on with the next one's, and that job starts with its plans already running. (Whether the
+    job after that joins in time depends on the machine: a stream whose batches are all handed
+    out ends, and the next job starts a new one.) Tables are those of jobs run one by one."""
+    from bandits.experiments import cli
+
+    streams, carried = [], []
+    init = runner.BatchStream.__init__
+    monkeypatch.setattr(runner.BatchStream, "__init__", lambda self, *a: streams.append(1) or init(self, *a))
+    planned_ahead = runner.planned_ahead
+
+    def took(jobs):
+        ready = planned_ahead(jobs)
+        carried.append(None if ready is None else [p.running is not None for p in ready])
+        return ready
+
+    monkeypatch.setattr(runner, "planned_ahead", took)
+
+    def sweep(folder):
+        args = ["-m", "algo=ucb1", "env=piecewise_bernoulli", "T=100000", "trials=60", "seed=0,1,2", "n_jobs=2",
+                f"results_dir={folder}", f"hydra.sweep.dir={folder}/hydra"]
+        assert cli.entry(args) == 0
+        return pd.read_parquet(folder / "tables" / "adhoc.parquet").drop(columns=["wall_time_s"])
+
+    streamed = sweep(tmp_path / "streamed")
+    assert carried[0] is None and carried[1] == [True]  # job 1's plan came with its batches running
+    assert len(streams) <= 2 and runner._STREAM["stream"] is None
+    monkeypatch.setattr(runner, "plan_ahead", lambda: runner.AHEAD.update(next=None))
+    streams.clear()
+    alone = sweep(tmp_path / "alone")
+    assert len(streams) == 3
+    pd.testing.assert_frame_equal(streamed, alone)
+
+
+CRASHES = '''
+class CrashesIfTold:
+    problem_kinds = ("karmed",)
+    def __init__(self, crash=False):
+        self.crash = crash
+    def reset(self, n_arms, horizon, rng, info):
+        pass
+    def select(self, t):
+        return t % 2
+    def update(self, t, arm, reward):
+        if self.crash and t == 7:
+            raise RuntimeError("my update is broken")
+'''
+
+
+def test_a_failure_in_the_next_jobs_batches_is_that_jobs_own(tmp_path):
+    """The next job's batches run while this job finishes (one stream): one of them raising
+    fails the next job, in its own turn, not this one, whose cells, summary and table are
+    complete."""
+    (tmp_path / "crashes.py").write_text(CRASHES)
+    results = tmp_path / "results"
+    cmd = [sys.executable, str(ROOT / "run.py"), "-m", "algo=custom", "algo._target_=crashes.CrashesIfTold",
+           "+algo.crash=false,true", "env=piecewise_bernoulli", "T=3000", "trials=8", "n_jobs=2",
+           f"results_dir={results}", f"hydra.sweep.dir={tmp_path}/hydra"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("my update is broken") == 1 and "Traceback" not in proc.stderr
+    out = proc.stdout
+    assert "table:" in out and out.index("table:") < out.index("#1 :")  # job 0 ended before job 1 began
+    rows = pd.read_parquet(results / "tables" / "adhoc.parquet")
+    assert len(rows) == 8 and all('"crash": false' in p for p in rows["algo_params"])

@@ -391,6 +391,9 @@ def entry(argv: list[str]) -> int:
         return INTERRUPTED
     finally:
         sys.argv = saved
+        runner = sys.modules.get("bandits.experiments.runner")
+        if runner is not None:  # a command leaves no batch running (a next job that never came)
+            runner.close_stream(abort=True)
     if multirun and len(SWEEP) > 1:
         sweep_summary(SWEEP)
     return OK
@@ -519,7 +522,8 @@ def commands(argv: list[str]) -> int:
 
     if not argv or argv[0] in ("--help", "-h"):
         about = textwrap.dedent(commands.__doc__.split(":", 1)[1].replace("\n    ", "\n")).strip()
-        print(f"usage: drift-bandits commands 'CMD' ['CMD' ...]\n\nR{about[1:]}", file=sys.stdout if argv else sys.stderr)
+        print(f"usage: drift-bandits commands 'CMD' ['CMD' ...]\n\nR{about[1:]}",
+              file=sys.stdout if argv else sys.stderr)
         return OK if argv else BAD_INPUT
     try:
         lines = [shlex.split(text) for text in argv]

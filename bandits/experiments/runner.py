@@ -37,7 +37,7 @@ from bandits.errors import ConfigError, ReportedError, Unavailable, last_line, r
 from bandits.experiments import store, timings
 from bandits.experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
 from bandits.experiments.names import NAME_MAX, check_algo_key, check_label, file_name  # noqa: F401
-from bandits.experiments.worker import Batch, CellSpec, Done, run_tagged, to_json
+from bandits.experiments.worker import Batch, CellSpec, Done, Failed, WorkerTraceback, run_tagged, to_json
 from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, stream
 
 log = logging.getLogger("drift_bandits")
@@ -342,6 +342,7 @@ class Plan:
     corrupt: list = field(default_factory=list)  # damaged shards moved aside (their cells recomputed)
     stored: store.Stored | None = None  # the cells folder as planned
     timing: dict = field(default_factory=dict)  # seconds of the run's parts (bandits.experiments.timings)
+    running: object = None  # its Running, when its batches joined the stream before its job began
 
     @property
     def experiment(self) -> str:
@@ -646,26 +647,15 @@ def same_workers(setups: list) -> bool:
     return all((s.backend, s.n_jobs) == (setups[0].backend, setups[0].n_jobs) for s in setups)
 
 
-@contextmanager
-def worker_pool(setups: list):
-    """One joblib pool for the scenarios of one command (None when they run in the main
-    process, on Dask or with different ``n_jobs``): each scenario's :func:`execute` hands its
-    batches to the same workers, instead of starting and tearing down a pool per scenario
-    (about 0.1 s each, which added up over the 600 small scenario runs of master_geo)."""
-    first = setups[0]
-    shared = first.backend == "loky" and first.n_jobs != 1 and len(setups) > 1 and same_workers(setups)
-    if not shared:
-        yield None
-        return
-    from joblib import Parallel
-
-    with Parallel(n_jobs=first.n_jobs, return_as="generator_unordered") as pool:
-        yield pool
+def streams(setup: Setup) -> bool:
+    """The setup's batches go to a pool of loky workers (not the main process, not Dask)."""
+    return setup.backend == "loky" and setup.n_jobs != 1
 
 
 class Running:
     """One plan while its batches run: its batches (:class:`Batches`), writer, rows in
-    memory or Done records, and how many batches were handed out and came back."""
+    memory or Done records, how many batches were handed out and came back, and the first
+    failure of one of them (a :class:`Failed`: the rest of the plan is not handed out)."""
 
     def __init__(self, plan: Plan, workers: int, sink_in_process: bool):
         s = plan.setup
@@ -682,97 +672,256 @@ class Running:
         self.out: list = []
         self.sent = self.back = 0
         self.all_sent = False
+        self.joined = False  # its batches are in a BatchStream
+        self.failed: Failed | None = None
 
     def jobs(self, tag: int):
         from joblib import delayed
 
         s = self.plan.setup
         for b in self.batches:
+            if self.failed is not None:
+                break
             self.sent += 1
             yield delayed(run_tagged)(tag, self.meta, s.env, self.plan.instances[b.T], b, s.batch_s, self.sink)
         self.all_sent = True
 
-    def take(self, done: Done) -> None:
+    def take(self, done) -> None:
+        self.back += 1
+        if isinstance(done, Failed):
+            self.failed = self.failed or done
+            return
         self.batches.observe(done)
         if done.rows:
             self.writer.add(done.rows)
         self.out.append(done._replace(rows=None))
         self.plan.timing["worker_s"] += done.seconds
         self.plan.timing["kernel_s"] += done.kernel_s
-        self.back += 1
 
     @property
     def finished(self) -> bool:
         return self.all_sent and self.back == self.sent
 
+    def raise_failure(self) -> None:
+        if self.failed is None:
+            return
+        exc = self.failed.error
+        if exc.__traceback__ is None:  # raised in a worker: its traceback there is the cause
+            raise exc from WorkerTraceback(self.failed.trace)
+        raise exc
+
     def result(self) -> list:
         return self.writer.tables if self.plan.folder is None else self.out
 
 
-def execute(plan: Plan, progress: bool = True, pool=None) -> list:
+class BatchStream:
+    """The batches of several plans as one stream on one joblib pool of loky workers: the
+    scenarios of a command, and the next job of a -m sweep, whose plans join the stream
+    while this job's batches run (:func:`execute_all`), so that no worker waits at the end of
+    a scenario or of a job for the next one's first batch. Each batch comes back tagged with
+    its plan. The stream outlives a job while the next job's batches are in it; it ends when
+    its last plan's batches are handed out and no plan joined, and is closed when they are all
+    back (:func:`close_stream`). joblib pulls the batches from :meth:`_jobs` in its own thread."""
+
+    def __init__(self, n_jobs: int, running: list):
+        import itertools
+        import threading
+
+        from joblib import Parallel
+
+        self.n_jobs = n_jobs
+        self.lock = threading.Lock()
+        self.queue: deque = deque()  # (tag, Running) with batches still to hand out, in order
+        self.owners: dict = {}  # tag -> Running
+        self.open = True  # plans may still join: the batches are not all handed out
+        self.tags = itertools.count()
+        self.join(running)
+        self.pool = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        self.pool.__enter__()
+        self.results = self.pool(self._jobs())
+
+    def _jobs(self):
+        while True:
+            with self.lock:
+                if not self.queue:
+                    self.open = False
+                    return
+                tag, running = self.queue[0]
+            yield from running.jobs(tag)
+            with self.lock:
+                self.queue.popleft()
+
+    def join(self, running: list) -> bool:
+        """Add plans to the stream (False: too late, its batches are all handed out)."""
+        with self.lock:
+            if not self.open:
+                return False
+            for r in running:
+                tag = next(self.tags)
+                self.queue.append((tag, r))
+                self.owners[tag] = r
+                r.joined = True
+            return True
+
+    def next(self):
+        """Wait for the next batch back and hand it to its plan: that plan's Running, or None
+        when every batch of the stream is back."""
+        try:
+            tag, done = next(self.results)
+        except StopIteration:
+            return None
+        owner = self.owners[tag]
+        owner.take(done)
+        if owner.finished:  # written now, also a next job's plan: an interrupt keeps its cells
+            owner.writer.flush()
+            del self.owners[tag]
+        return owner
+
+    def pending(self, mine: list) -> bool:
+        """Plans other than ``mine`` with batches still to come back (the next job's)."""
+        return any(not any(r is m for m in mine) for r in self.owners.values())
+
+    def close(self, abort: bool = False) -> None:
+        """Wait for every batch (``abort``: stop the running ones, after an error), write
+        what came back, and release the pool (its workers stay, with their loaded kernels)."""
+        try:
+            if abort:
+                self.results.close()
+            else:
+                while self.next() is not None:
+                    pass
+        finally:
+            self.pool.__exit__(None, None, None)
+            for r in self.owners.values():
+                r.writer.flush()
+
+
+_STREAM: dict = {"stream": None}
+
+
+def close_stream(abort: bool = False) -> None:
+    """Close the stream of batches kept for the next job of a sweep (the CLI, at the end of
+    a command)."""
+    current, _STREAM["stream"] = _STREAM["stream"], None
+    if current is not None:
+        current.close(abort)
+
+
+def execute(plan: Plan, progress: bool = True) -> list:
     """Run the pending cells in batches (:class:`Batches`); the main process writes their rows
     as shards (:class:`Writer`). Returns the rows as tables (in-memory runs) or the batches'
     Done records. An interrupt or a kill loses at most the batches in flight and the rows not
     yet written (each about ``parallel.batch_s`` seconds of work); Ctrl-C in the main process
-    (``n_jobs=1``) loses nothing finished. ``pool``: a running joblib pool to use
-    (:func:`worker_pool`), else one is started for this plan."""
-    return execute_all([plan], progress, pool)[0]
+    (``n_jobs=1``) loses nothing finished."""
+    return execute_all([plan], progress)[0]
 
 
-def execute_all(plans: list, progress: bool = True, pool=None, finished=None, sent=None) -> list:
+def execute_all(plans: list, progress: bool = True, finished=None, ahead=None) -> list:
     """:func:`execute` of several plans with the same backend and ``n_jobs`` as one stream of
-    batches, so that no worker waits at the end of one plan for the next one's first batch
-    (the scenarios of one command: 12 of them per seed in master_geo). ``finished(i)`` is
-    called in this thread as soon as every batch of plan i is back and written, while the
-    workers go on with the next plans' batches; ``sent()`` once, in this thread, when every
-    batch is handed out (while the workers finish the last ones). Returns :func:`execute`'s
-    result per plan."""
-    from joblib import Parallel, effective_n_jobs
+    batches (:class:`BatchStream`; the scenarios of one command: 12 of them per seed in
+    master_geo). ``finished(i)`` is called in this thread as soon as every batch of plan i is
+    back and written, while the workers go on with the next plans' batches. ``ahead()``, called
+    once in this thread, plans the next job of a sweep and returns its plans (or None): on loky
+    workers they join the stream at once, so that the workers go on with them at the end of
+    this job (their plans carry their :class:`Running` into that job's own execute_all); in the
+    main process or on Dask they are only planned, once every batch of this job is handed out.
+    Returns :func:`execute`'s result per plan."""
+    from joblib import effective_n_jobs
     from tqdm.auto import tqdm
 
     s = plans[0].setup
     in_process = s.backend == "loky" and s.n_jobs == 1
     workers = 1 if in_process else effective_n_jobs(s.n_jobs)
-    running = [Running(p, workers, in_process) for p in plans]
+    running = []
+    for p in plans:
+        running.append(p.running or Running(p, workers, in_process))
+        p.running = None
     called: set = set()
 
     def finish_ready():
         for i, r in enumerate(running):
+            r.raise_failure()
             if i not in called and r.finished:
                 called.add(i)
                 r.writer.flush()
                 if finished is not None:
                     finished(i)
 
-    jobs = (job for i, r in enumerate(running) for job in r.jobs(i))
     total = sum(len(p.todo) for p in plans)
     bar = tqdm(total=total, desc=s.experiment if len(plans) == 1 else f"{s.experiment} and {len(plans) - 1} more",
                unit="cell", delay=2.0, disable=not progress)
+    for r in running:  # batches that came back while the job before was running
+        bar.update(sum(d.cells for d in r.out))
     try:
-        if total:
-            if s.backend == "dask":
-                results = _execute_dask(plans[0], jobs)
-            elif in_process:
-                results = (job[0](*job[1], **job[2]) for job in jobs)
-            else:
-                results = (pool or Parallel(n_jobs=s.n_jobs, return_as="generator_unordered"))(jobs)
-            for tag, done in results:
-                running[tag].take(done)
-                bar.update(done.cells)
-                finish_ready()
-                if sent is not None and all(r.all_sent for r in running):
-                    sent, call = None, sent
-                    call()
-        for r in running:  # plans with nothing to run, and the last ones
-            r.all_sent = True
-        finish_ready()
-        if sent is not None:
-            sent()
+        if streams(s):
+            _stream_all(running, workers, bar, finish_ready, ahead)
+        else:
+            _run_all(running, bar, finish_ready, ahead, dask=s.backend == "dask")
+    except BaseException:
+        close_stream(abort=True)
+        raise
     finally:
         for r in running:
             r.writer.flush()  # whatever finished, also when interrupted
         bar.close()
     return [r.result() for r in running]
+
+
+def _stream_all(running: list, workers: int, bar, finish_ready, ahead) -> None:
+    """The loop of :func:`execute_all` on loky workers."""
+    n_jobs = running[0].plan.setup.n_jobs
+    new = [r for r in running if not r.joined]
+    while True:
+        current = _STREAM["stream"]
+        if new and current is None:
+            _STREAM["stream"] = current = BatchStream(n_jobs, new)
+            new = []
+        elif new and current.n_jobs == n_jobs and current.join(new):
+            new = []
+        if not new and ahead is not None:
+            following, ahead = ahead(), None
+            if following and all(streams(p.setup) and p.setup.n_jobs == n_jobs for p in following):
+                joining = [Running(p, workers, False) for p in following]
+                if current is None:
+                    _STREAM["stream"] = current = BatchStream(n_jobs, joining)
+                if current.n_jobs == n_jobs and current.join(joining):
+                    for p, r in zip(following, joining, strict=True):
+                        p.running = r
+        finish_ready()
+        if not new and all(r.finished for r in running):
+            break
+        if current is None:
+            raise RuntimeError("internal error: plans still running with no stream of batches")
+        owner = current.next()
+        if owner is None:  # the stream ended: plans that came too late start the next one
+            close_stream()
+            continue
+        if any(owner is r for r in running) and owner.failed is None:
+            bar.update(owner.out[-1].cells)
+    current = _STREAM["stream"]
+    if current is not None and not current.pending(running):
+        close_stream()
+
+
+def _run_all(running: list, bar, finish_ready, ahead, dask: bool) -> None:
+    """The loop of :func:`execute_all` in the main process or on Dask; ``ahead()`` once every
+    batch is handed out."""
+    jobs = (job for i, r in enumerate(running) for job in r.jobs(i))
+    if any(len(r.plan.todo) for r in running):
+        results = _execute_dask(running[0].plan, jobs) if dask else (job[0](*job[1], **job[2]) for job in jobs)
+        for tag, done in results:
+            running[tag].take(done)
+            if not isinstance(done, Failed):
+                bar.update(done.cells)
+            finish_ready()
+            if ahead is not None and all(r.all_sent for r in running):
+                ahead, call = None, ahead
+                call()
+    for r in running:  # plans with nothing to run, and the last ones
+        r.all_sent = True
+    finish_ready()
+    if ahead is not None:
+        ahead()
 
 
 def _execute_dask(plan: Plan, jobs) -> list:
@@ -815,9 +964,10 @@ def gather(plan: Plan, tables: list | None = None, full: bool = False) -> pd.Dat
     return rows.sort_values(["label", "T", "trial"], kind="stable").reset_index(drop=True)
 
 
-# The next job of a -m sweep, planned while the workers finish this job's last batches (the
-# CLI names it: AHEAD["next"], its composed config), so that they do not wait for its planning
-# (instances drawn, the store scanned): PLANNED holds its plans by scenario config, and run()
+# The next job of a -m sweep, planned as soon as this job's batches are handed to the workers
+# (the CLI names it: AHEAD["next"], its composed config), and its batches queued behind this
+# job's (BatchStream), so that the workers never wait for its planning (instances drawn, the
+# store scanned) or for its first batch: PLANNED holds its plans by scenario config, and run()
 # takes them when it is handed those configs. A plan drawn ahead is the plan the job would draw:
 # the same setup, seeds and store (its cells are its own: no other job of the sweep writes them).
 AHEAD: dict = {"next": None}
@@ -829,23 +979,25 @@ def config_text(cfg: DictConfig) -> str:
     return OmegaConf.to_yaml(cfg)
 
 
-def plan_ahead() -> None:
-    """Plan the next job (AHEAD["next"]) into PLANNED; a job that cannot be planned (bad
-    input, a large instance) is left to plan, and report its errors, in its own turn."""
+def plan_ahead() -> list | None:
+    """Plan the next job (AHEAD["next"]) into PLANNED and return its plans; a job that cannot
+    be planned (bad input, a large instance) is left to plan, and report its errors, in its own
+    turn (None)."""
     cfg, AHEAD["next"] = AHEAD["next"], None
     PLANNED.clear()
     if cfg is None or cfg.get("dry_run") is True:
-        return
+        return None
     try:
         for job in scenario_configs(cfg):
             setup = setup_from_config(job)
             footprint = getattr(setup.env, "footprint", None)
             if footprint is not None and sum(footprint(T) for T in setup.Ts) > AHEAD_BYTES * memory_limit():
                 PLANNED.clear()
-                return
+                return None
             PLANNED[config_text(job)] = timed_plan(setup)
     except (ConfigError, ReportedError):
         PLANNED.clear()
+    return list(PLANNED.values()) or None
 
 
 def planned_ahead(jobs: list) -> list | None:
@@ -922,18 +1074,17 @@ def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = Fal
         parts[i] = rows
 
     groups = [list(range(len(plans)))] if same_workers(setups) else [[i] for i in range(len(plans))]
-    with worker_pool(setups) as pool:
-        for group in groups:
-            executing = time.time()
-            try:
-                execute_all([plans[i] for i in group], progress, pool,
-                            finished=lambda j, group=group: finished(group[j], plans[group[j]]),
-                            sent=plan_ahead if group is groups[-1] else None)
-            except KeyboardInterrupt:
-                stored = sum(len(gather(plans[i])) if i not in parts else len(parts[i]) for i in range(len(plans)))
-                log.warning(f"interrupted: {stored} cells of this command are stored; run the same command again "
-                            "to compute the rest.")
-                raise
+    for group in groups:
+        executing = time.time()
+        try:
+            execute_all([plans[i] for i in group], progress,
+                        finished=lambda j, group=group: finished(group[j], plans[group[j]]),
+                        ahead=plan_ahead if group is groups[-1] else None)
+        except KeyboardInterrupt:
+            stored = sum(len(gather(plans[i])) if i not in parts else len(parts[i]) for i in range(len(plans)))
+            log.warning(f"interrupted: {stored} cells of this command are stored; run the same command again "
+                        "to compute the rest.")
+            raise
     return parts[0] if len(plans) == 1 else pd.concat([parts[i] for i in range(len(plans))], ignore_index=True)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+import traceback
 from typing import NamedTuple
 
 import numpy as np
@@ -141,7 +142,23 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
     return Done(batch.T, batch.cells, time.monotonic() - start, kernel, columns(rows))
 
 
+class WorkerTraceback(Exception):
+    """The traceback of an exception raised in a worker (the cause of the one re-raised)."""
+
+
+class Failed(NamedTuple):
+    """What a batch returns instead of its Done when it raised: the exception and its
+    traceback in the worker."""
+    error: Exception
+    trace: str
+
+
 def run_tagged(tag: int, *args) -> tuple:
     """(tag, :func:`run_batch` (*args)): the main process runs the batches of several plans
-    as one stream and routes each Done back to its plan by the tag."""
-    return tag, run_batch(*args)
+    (of consecutive jobs of a sweep too) as one stream and routes each Done back to its plan
+    by the tag; a batch that raised comes back as :class:`Failed`, so that the failure is the
+    plan's own, reported in its own turn, while the other plans' batches go on."""
+    try:
+        return tag, run_batch(*args)
+    except Exception as exc:  # noqa: BLE001 -- handed to the plan's owner, which raises it
+        return tag, Failed(exc, traceback.format_exc())
