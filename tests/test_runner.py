@@ -511,6 +511,55 @@ def test_the_next_jobs_batches_join_the_stream_of_the_job_before(tmp_path, monke
     pd.testing.assert_frame_equal(streamed, alone)
 
 
+def test_a_sweep_writes_each_table_once_with_the_same_rows_and_summaries(tmp_path, monkeypatch):
+    """A table that several jobs of a -m sweep add to is written once, by the last of them
+    (runner.DEFER, named by the CLI); the table, and each job's rows and labels (its summary),
+    are those of a sweep in which every job merges its cells into the table."""
+    from bandits.experiments import cli, store
+
+    written = []
+    merge = store.merge_into_table
+    monkeypatch.setattr(store, "merge_into_table", lambda path, *a: written.append(path.name) or merge(path, *a))
+
+    def sweep(folder):
+        args = ["-m", "+experiment=master_geo", "~scenarios.worst_xi03", "~scenarios.worst_xi04", "seed=0,1,2",
+                "horizon_scale=0.01", "trials=2", f"results_dir={folder}", f"hydra.sweep.dir={folder}/hydra"]
+        assert cli.entry(args) == 0
+        jobs = [rows.drop(columns=["wall_time_s", "git_commit"]) for _, rows in cli.SWEEP]
+        return jobs, {p.name: pd.read_parquet(p).drop(columns=["wall_time_s"])
+                      for p in sorted((folder / "tables").glob("*.parquet"))}
+
+    once_jobs, once = sweep(tmp_path / "once")
+    assert len(once) == 10 and sorted(written) == sorted(once)        # each table written once
+    monkeypatch.setattr(cli, "deferred_tables", set)
+    written.clear()
+    each_jobs, each = sweep(tmp_path / "each")
+    assert len(written) == 30                                           # by every job
+    assert once.keys() == each.keys()
+    for name in once:
+        pd.testing.assert_frame_equal(once[name], each[name])
+    for a, b in zip(once_jobs, each_jobs, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_a_table_left_to_a_later_job_is_written_when_the_sweep_stops(tmp_path):
+    """Interrupted or failed before the last job of a table, a sweep still writes the table with
+    the cells of the jobs that ran (cli.wind_up)."""
+    from bandits.experiments import cli, runner
+
+    cfg = compose(["algo=ucb1", "env=piecewise_bernoulli", "T=300", "trials=2", f"results_dir={tmp_path}"])
+    plan = runner.make_plan(cfg)
+    runner.execute(plan, progress=False)
+    runner.DEFER.add(plan.table_path)
+    rows = runner.gather(plan)
+    assert len(rows) == 2 and not plan.table_path.exists() and plan.table_path in runner.DEFERRED
+    assert cli.wind_up(cli.INTERRUPTED, False) == cli.INTERRUPTED
+    assert not runner.DEFER and not runner.DEFERRED
+    table = pd.read_parquet(plan.table_path)
+    pd.testing.assert_frame_equal(table[rows.columns.drop("label")].sort_values("trial").reset_index(drop=True),
+                                  rows.drop(columns="label").astype(table[rows.columns.drop("label")].dtypes))
+
+
 CRASHES = '''
 class CrashesIfTold:
     problem_kinds = ("karmed",)

@@ -211,6 +211,8 @@ def jobs(argv: list[str]) -> list[list[str]]:
 
 CHECKED: set = set()  # the jobs preflight composed and checked in this process (task_overrides of each)
 COMPOSED: list = []  # their configs, in the order Hydra's basic sweeper launches them (the job's hydra.job.num)
+TABLES: list = []  # the tables each of them writes (job_tables)
+LAST_JOB: dict = {}  # table -> the last job that writes it (from TABLES, when the first job runs)
 
 
 def task_overrides(job) -> tuple:
@@ -290,6 +292,7 @@ def preflight(argv: list[str]) -> int:
             check_results_folder(setup.results_dir)
         if key is not None:
             checked.add(key)
+    TABLES[:] = [job_tables(cfg) for cfg in composed]
     return len(planned)
 
 
@@ -326,6 +329,8 @@ def app(cfg: DictConfig) -> None:
 
     _importable_cwd()
     runner.AHEAD["next"] = next_job()
+    runner.DEFER.clear()
+    runner.DEFER.update(deferred_tables())
     try:
         rows = runner.run(cfg)
         if not cfg.get("dry_run"):
@@ -339,6 +344,40 @@ def app(cfg: DictConfig) -> None:
         sys.exit(code)
     if cfg.get("dry_run"):
         _forget_run_folder()  # nothing ran: nothing to record
+
+
+def deferred_tables() -> set:
+    """The tables of this job of a -m sweep that a later job adds to as well: the last of them
+    writes each (``runner.DEFER``)."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    try:
+        hc = HydraConfig.get()
+    except ValueError:
+        return set()
+    num = hc.job.get("num")
+    if hc.mode != RunMode.MULTIRUN or num is None or num >= len(TABLES):
+        return set()
+    if not LAST_JOB:
+        for i, paths in enumerate(TABLES):
+            LAST_JOB.update(dict.fromkeys(paths, i))
+    return {p for p in TABLES[num] if LAST_JOB[p] > num}
+
+
+def job_tables(cfg) -> set:
+    """The tables a composed job writes: ``<results_dir>/tables/<experiment>.parquet``, one per
+    scenario (as :func:`bandits.experiments.runner.scenario_configs` names them); none for a
+    dry run."""
+    from bandits.experiments.runner import experiment_name
+
+    if cfg.get("dry_run") is True:
+        return set()
+    folder = Path(str(cfg.get("results_dir", "outputs"))) / "tables"
+    name = experiment_name(cfg.get("experiment_name"))
+    scenarios = cfg.get("scenarios")
+    names = [f"{name}.{s}" for s in scenarios] if scenarios else [name]
+    return {folder / f"{experiment_name(n)}.parquet" for n in names}
 
 
 def next_job():
@@ -372,6 +411,8 @@ def entry(argv: list[str]) -> int:
         return report(exc, _wants_debug(argv))
     CHECKED.clear()  # what an earlier command of this process checked may have changed since
     COMPOSED.clear()
+    TABLES.clear()
+    LAST_JOB.clear()
     if not any(a.split("=")[0] in HYDRA_OWN for a in argv):
         try:
             preflight(argv)
@@ -383,20 +424,40 @@ def entry(argv: list[str]) -> int:
     sys.argv = [saved[0] if saved else "drift-bandits", *argv]
     SWEEP.clear()
     _skip_validating_checked_jobs()
+    code = OK
     try:
         app()
     except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (OK if exc.code is None else INTERNAL)
+        code = exc.code if isinstance(exc.code, int) else (OK if exc.code is None else INTERNAL)
     except KeyboardInterrupt:
-        return INTERRUPTED
+        code = INTERRUPTED
     finally:
         sys.argv = saved
-        runner = sys.modules.get("bandits.experiments.runner")
-        if runner is not None:  # a command leaves no batch running (a next job that never came)
-            runner.close_stream(abort=True)
+        code = wind_up(code, _wants_debug(argv))
+    if code != OK:
+        return code
     if multirun and len(SWEEP) > 1:
         sweep_summary(SWEEP)
     return OK
+
+
+def wind_up(code: int, debug: bool) -> int:
+    """At the end of a command, also a failed or interrupted one: no batch left running (a
+    next job that never came), and every table a later job of the sweep was to write written
+    (``runner.DEFER``). Returns the command's exit code (an error here if it had none)."""
+    runner = sys.modules.get("bandits.experiments.runner")
+    if runner is None:
+        return code
+    runner.DEFER.clear()
+    try:
+        runner.close_stream(abort=True)
+        runner.flush_deferred()
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 -- reported like any failure of the run
+        runner.DEFERRED.clear()
+        return code if code != OK else report(exc, debug)
+    return code
 
 
 def _skip_validating_checked_jobs() -> None:

@@ -944,24 +944,73 @@ def _execute_dask(plan: Plan, jobs) -> list:
 def gather(plan: Plan, tables: list | None = None, full: bool = False) -> pd.DataFrame:
     """This plan's rows, labelled as in the experiment's table. With a results folder the
     finished cells are merged into ``results/tables/<experiment>.parquet`` first (an
-    experiment with no finished cell writes no table), and the rows returned are the light
-    columns with the labels (``full``: every column, curves included); without one,
-    ``tables`` are the rows :func:`execute` returned."""
+    experiment with no finished cell writes no table; a table a later job of the sweep adds to
+    is written by that job: :data:`DEFER`), and the rows returned are the light columns with
+    the labels (``full``: every column, curves included); without one, ``tables`` are the
+    rows :func:`execute` returned."""
+    return gather_table(plan, tables, full)[0]
+
+
+def gather_table(plan: Plan, tables: list | None = None, full: bool = False) -> tuple:
+    """:func:`gather`, and the light rows of the whole table (with their labels)."""
     if plan.table_path is None:
         import pyarrow as pa
         rows = pa.concat_tables(tables).to_pandas() if tables else pd.DataFrame(columns=store.SCHEMA.names)
-        return store.finish(rows)
+        rows = store.finish(rows)
+        return rows, rows
     keys = [c.key for c in plan.done + plan.todo]
+    path = plan.table_path
     stored = plan.stored if plan.stored is not None else store.scan(plan.folder, verify=False)
-    if not any(k in stored.where for k in keys) and not plan.table_path.exists():
-        return pd.DataFrame(columns=[*store.LIGHT, "label"])
-    table = store.merge_into_table(plan.table_path, plan.folder, keys, stored)
-    mine = set(keys)
+    if path in DEFER and not full:
+        pending = DEFERRED.get(path)
+        if pending is None:
+            old = store.table_light(path)
+            pending = DEFERRED[path] = Deferred(plan.folder, [], [] if old is None else [old])
+        pending.keys.extend(keys)
+        pending.light.extend(store.cells_light(keys, stored))
+        table = store.labelled_light(pending.light)
+    else:
+        pending = DEFERRED.pop(path, None)
+        if pending is not None:  # the sweep's last job of this table writes the cells of the jobs before
+            keys, stored = pending.keys + keys, store.scan(plan.folder, verify=False)
+        if not any(k in stored.where for k in keys) and not path.exists():
+            empty = pd.DataFrame(columns=[*store.LIGHT, "label"])
+            return empty, empty
+        table = store.merge_into_table(path, plan.folder, keys, stored)
+    mine = set(c.key for c in plan.done + plan.todo)
     if full:
-        rows = store.read_rows(plan.table_path, mine)
+        rows = store.read_rows(path, mine)
     else:
         rows = table[table["cell_key"].isin(mine)]
-    return rows.sort_values(["label", "T", "trial"], kind="stable").reset_index(drop=True)
+    return rows.sort_values(["label", "T", "trial"], kind="stable").reset_index(drop=True), table
+
+
+# The tables of a -m sweep that a later job of the sweep adds to (the CLI names them for each
+# job): a job's cells are written as shards, as always, but such a table is written once, by
+# the last job that adds to it, with the cells of the jobs before (DEFERRED: their keys, and
+# the light rows that label each job's summary as the merged table would), instead of every
+# job reading and rewriting the growing table (a 50-seed master_geo sweep rewrote each of its
+# 12 tables 50 times). Until then, or after a kill, the cells are in their shards: the same
+# command or `collect` writes the table; a failed or interrupted sweep writes it on the way out
+# (flush_deferred).
+DEFER: set = set()
+
+
+@dataclass
+class Deferred:
+    folder: Path
+    keys: list
+    light: list
+
+
+DEFERRED: dict = {}
+
+
+def flush_deferred() -> None:
+    """Write every table whose writing was left to a later job of the sweep that did not run."""
+    while DEFERRED:
+        path, pending = DEFERRED.popitem()
+        store.merge_into_table(path, pending.folder, pending.keys, store.scan(pending.folder, verify=False))
 
 
 # The next job of a -m sweep, planned as soon as this job's batches are handed to the workers
@@ -1060,7 +1109,7 @@ def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = Fal
         s = p.setup
         executed = time.time()
         start = max(last_end, executing)
-        rows = gather(p, full=full)
+        rows, table = gather_table(p, full=full)
         ran = rows[rows["cell_key"].isin({c.key for c in p.todo})] if p.todo else rows.iloc[:0]
         log.info(summary_text(rows, timing_text(executed - start, len(p.todo), float(ran["wall_time_s"].sum()))))
         end = time.time()
@@ -1069,8 +1118,9 @@ def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = Fal
                        start=round(last_end, 3), end=round(end, 3),
                        execute_s=executed - start, gather_s=end - executed, **p.timing)
         last_end = end
-        log.info(f"table: {p.table_path}")
-        problems_note(p)
+        later = " (written by the sweep's last job that adds to it)" if p.table_path in DEFER else ""
+        log.info(f"table: {p.table_path}{later}")
+        problems_note(p, table)
         parts[i] = rows
 
     groups = [list(range(len(plans)))] if same_workers(setups) else [[i] for i in range(len(plans))]
@@ -1088,13 +1138,13 @@ def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = Fal
     return parts[0] if len(plans) == 1 else pd.concat([parts[i] for i in range(len(plans))], ignore_index=True)
 
 
-def problems_note(plan: Plan) -> None:
-    """One line when the table now holds several problems (environments or their parameters):
-    the summary, labels and generic figures keep them apart; a name of its own gives a problem
-    its own table."""
-    if plan.table_path is None or not plan.table_path.exists():
+def problems_note(plan: Plan, table: pd.DataFrame) -> None:
+    """One line when the table (``table``: its light rows) now holds several problems
+    (environments or their parameters): the summary, labels and generic figures keep them
+    apart; a name of its own gives a problem its own table."""
+    if plan.table_path is None or table.empty:
         return
-    table = pd.read_parquet(plan.table_path, columns=["env", "env_params"])
+    table = table[["env", "env_params"]].astype(str)
     problems = table.drop_duplicates()
     if len(problems) > 1:
         names = ", ".join(sorted(problems["env"].astype(str).unique()))

@@ -244,12 +244,57 @@ def _merge(path: Path, folder: Path, keys, stored) -> pd.DataFrame:
         bad = quarantine(path)
         log.warning(f"warning: the table {path} was damaged ({rebuild}); rebuilt from its {len(rows)} cells (the "
                     f"damaged file is kept as {bad.name}).")
-    rows["label"] = assign_labels(rows)
-    rows = rows.sort_values(ORDER, kind="stable").reset_index(drop=True)
+    rows = _labelled(rows)
     write_sorted(path, sources, rows)
+    return _plain(rows)
+
+
+def _labelled(rows: pd.DataFrame) -> pd.DataFrame:
+    """Light rows (one per cell) with their labels, in the table's order."""
+    rows["label"] = assign_labels(rows)
+    return rows.sort_values(ORDER, kind="stable").reset_index(drop=True)
+
+
+def _plain(rows: pd.DataFrame) -> pd.DataFrame:
     # the repeated strings were categories only for the merge: the rows go out with the
     # string columns a table read gives (a category does not add to a string, for one)
     return rows.drop(columns=["_src", "_row"]).astype({c: "str" for c in [*REPEATED, "label"]})
+
+
+def table_light(path: Path) -> pa.Table | None:
+    """The light columns of the table at ``path`` (None: no table, or one that cannot be used,
+    which the next merge rebuilds from the cells)."""
+    if not path.exists():
+        return None
+    old = _read_old(path)
+    return None if isinstance(old, str) else old
+
+
+def cells_light(keys, stored: Stored) -> list[pa.Table]:
+    """The light columns of the cells ``keys`` from their shards (``stored``: where each is),
+    oldest shard first, as :func:`merge_into_table` reads them."""
+    by_shard: dict = {}
+    for k in keys:
+        if k in stored.where:
+            shard, row = stored.where[k]
+            by_shard.setdefault(shard, []).append(row)
+    out = []
+    for shard in sorted(by_shard, key=_age):
+        try:
+            names = pq.read_schema(shard).names
+            table = read_shard(shard, [c for c in LIGHT if c in names])
+        except FileNotFoundError:
+            continue  # moved aside by another process meanwhile: its cells are reported missing
+        out.append(_light(table, 0).take(pa.array(np.asarray(sorted(by_shard[shard])))))
+    return out
+
+
+def labelled_light(light: list[pa.Table]) -> pd.DataFrame:
+    """What :func:`merge_into_table` returns for a table whose rows are ``light`` (oldest first:
+    of two rows of one cell the later wins), without writing it."""
+    if not light:
+        return pd.DataFrame(columns=[*LIGHT, "label"])
+    return _plain(_labelled(_frame(light).drop_duplicates(KEY_COLUMNS, keep="last")))
 
 
 def _age(path: Path):
