@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bandits.environments import cprm_data, cprm_surrogate
-from bandits.environments.base import Instance, variation
+from bandits.environments import change_points, cprm_data, cprm_surrogate
+from bandits.environments.base import Instance, bernoulli_noise, variation
 from bandits.errors import ConfigError, require_float, require_int
 
 
@@ -123,6 +123,8 @@ class AutoLoan:
             "n_days": int(days.max()) + 1, "ridge_days": int(ridge_days.sum()), "price_scale": scale,
             "acceptance_rate": float(frame["apply"].mean()), "mean_mp": float(frame["mp"].mean()),
             **variation(theta_rev),  # variation_l2 == B_T: the algorithm's parametrisation
+            # theta moves by day and the customer with every round: no piece is stationary
+            **change_points.gradual(), "trial_noise": bernoulli_noise(prob),
         }
         return Instance(means=means, info=info, evaluation=evaluation, features=features, extras={"prob": prob})
 

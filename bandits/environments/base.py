@@ -7,7 +7,8 @@ same draw (spec §1):
    of every arm at every round, what a learner may be told (``info``: only the
    keys of :data:`LEARNER_KEYS`, e.g. R, L, S, B_T, d) and what only the
    evaluation may use (``evaluation``: change points, the optimal policy, realised
-   variation, ...). Drawn once per (experiment, T) from the root seed.
+   variation, ...; free-form, with the keys of :data:`EVALUATION_KEYS` recorded by
+   every built-in environment). Drawn once per (experiment, T) from the root seed.
 2. ``rewards(instance, rng)`` -> ``(T, K)`` array: what arm ``a`` pays if chosen at
    round ``t``. Drawn once per trial and shared by every algorithm of the trial, so
    two algorithms choosing the same arm at the same round see the same noise.
@@ -91,6 +92,43 @@ LEARNER_KEYS = {
 }
 
 
+# Evaluation keys every built-in environment records (Instance.evaluation is free-form otherwise:
+# any key is allowed there; scalars and lists are stored in each row's env_info). The figures and
+# the summary read them to say what a regret is measured against and whether noise varies.
+EVALUATION_KEYS = {
+    "change_points": "0-based rounds t in 1..T-1 where a new stationary piece starts ([] when there is none; "
+                     "left out for a gradual drift; the definition: bandits/environments/change_points.py)",
+    "change_points_source": "where the change points come from: a key of CHANGE_POINT_SOURCES",
+    "comparator": "what the regret is measured against, round by round: a key of COMPARATORS",
+    "trial_noise": "true when the rewards are drawn afresh in every trial (noise varies between trials); false "
+                   "when every trial replays the same rewards",
+}
+
+CHANGE_POINT_SOURCES = {
+    "generator": "the environment made them: its own construction, exact",
+    "derived from means": "the rounds where some arm's mean moves (bandits/environments/change_points.py)",
+    "declared": "the user declared them (env.change_points / env.change_column); not checked against the data",
+    "best-arm switches": "a smooth drift has none; the rounds where the best arm switches play them (sinusoid)",
+    "none": "no change point is known: a gradual drift, or data whose change points were not declared",
+}
+
+COMPARATORS = {
+    "best action per round": "max_a mu_t(a) at every round: dynamic regret",
+    "best policy per piece": "the policy class's best policy in each stationary piece between the change points: "
+                             "dynamic regret against the class",
+    "best policy per round": "the policy class's best policy at each round (estimated on a grid of rounds): "
+                             "dynamic regret against the class",
+    "best fixed policy": "the policy class's best policy over all rounds, no change point being known: regret "
+                         "against the best fixed policy, not dynamic regret",
+}
+
+
+def bernoulli_noise(p: np.ndarray) -> bool:
+    """Whether Bernoulli rewards of success probabilities ``p`` vary between trials: some p
+    lies strictly between 0 and 1 (else every draw is the same)."""
+    return bool(((p > 0) & (p < 1)).any())
+
+
 @dataclass
 class Instance:
     means: np.ndarray  # (T, K) float64, expected reward of arm a at round t
@@ -113,6 +151,12 @@ class Instance:
         if unknown:
             raise TypeError(f"Instance.info may only hold what a learner may be told (LEARNER_KEYS); "
                             f"classify {unknown}: add them to LEARNER_KEYS or move them to Instance.evaluation.")
+        # without `optimal` the regret is against the per-round best action (simulation.evaluate);
+        # trial_noise: every built-in environment sets it, and one of your own that does not is
+        # read as drawing its rewards per trial unless it hands fixed `rewards`
+        self.evaluation.setdefault("trial_noise", self.rewards is None)
+        if self.optimal is None:
+            self.evaluation.setdefault("comparator", "best action per round")
 
     @property
     def T(self) -> int:

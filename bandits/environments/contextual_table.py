@@ -56,8 +56,9 @@ Induced drift (supervised and river sources; ``drift``):
 
 * ``none``: arm a pays B[t, a].
 * ``permutation``: ``n_changes`` change points, evenly spaced (``change_points: even``,
-  c_j = floor(j T / (n_changes + 1))) or drawn uniformly without replacement (``random``,
-  from the instance rng), split the rounds into pieces s = 0..n_changes. Piece s has a
+  c_j = floor(j T / (n_changes + 1))), drawn uniformly without replacement (``random``,
+  from the instance rng) or given as a list of rounds (``change_points: [300, 900]``;
+  ``n_changes`` is then not read), split the rounds into pieces s = 0..n_changes. Piece s has a
   class-to-arm map sigma_s (sigma_0 = identity); sigma_{s+1} = pi o sigma_s with pi a
   uniformly drawn derangement of the arms (redrawn until no arm is fixed), so every class
   moves to another arm at every change point. Arm a pays 1 iff sigma_s(y_t) = a, i.e.
@@ -79,6 +80,17 @@ law is a point mass: 2 for every row whose reward vector moves; rotation: the bo
 sum_t mean_x sum_a 2 |mu_t(a | x) - mu_{t-1}(a | x)| of the product law's distance, which is
 2 (u_{T-1} - u_0) times the mean over the played rows b = B[t] of sum_a |b_a - b_{a-1 mod K}|).
 
+Declared change points (the data's own drift, ``drift: none``, sources ``file`` and
+``supervised``): ``change_points``, a list of rounds where a new piece starts (counted from
+0 among the T played rows), or ``change_column``, a column of piece ids (a played row whose
+id differs from the row before starts a piece). They are checked, never derived from the
+data, and go to the evaluation only, where they split the comparator below into pieces
+(:mod:`bandits.environments.change_points` says why and how). ``env_info`` records
+``change_points``, ``change_points_source`` (``declared``; ``generator`` for the induced
+drift and a river stream's own changes; else ``none``), ``comparator`` (``best policy per
+piece``, or ``best fixed policy`` without change points), ``change_column`` when given, and
+``trial_noise`` (false: every trial replays the same rewards, but for rotation's draws).
+
 Policy class (``policy_class: finite``): N = ``n_policies`` linear argmax policies
 x -> argmax_a W_a . (x, 1). ``n_fitted`` of them are fitted by ridge regression
 (penalty ``ridge``) of the held-out prefix's reward vectors on (x, 1), one regression
@@ -92,8 +104,9 @@ contexts and every policy's action at every round (``policy_actions``). ``fit_ro
 algorithm takes a class other than a finite one (``policy_actions``).
 
 Regret. ``optimal`` (the runner's dynamic regret) is the reward of the class's best
-policy in each stationary piece, pi*_s = argmax_pi sum_{t in s} mu[t, pi(x_t)] (ties to
-the lowest index; one piece when there are no change points), reported as
+policy in each stationary piece (between the change points: induced, the stream's or
+declared), pi*_s = argmax_pi sum_{t in s} mu[t, pi(x_t)] (ties to the lowest index; one
+piece when there are no change points: the best fixed policy), reported as
 ``optimal_policy``; the per-round regret against it may be negative. The second,
 named reference, the per-round best action max_a mu[t, a], is recorded as the evaluation
 scalar ``regret_gap_best_action`` = sum_t (max_a mu[t, a] - optimal_t): a run's regret
@@ -117,8 +130,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bandits.environments import files
-from bandits.environments.base import Instance, bernoulli_rewards
+from bandits.environments import change_points, files
+from bandits.environments.base import Instance, bernoulli_noise, bernoulli_rewards
 from bandits.environments.drifting_contextual import policy_actions
 from bandits.environments.files import read_columns
 from bandits.environments.table import MAX_CELLS
@@ -143,7 +156,8 @@ def _consecutive(cols: list[str], prefix: str, where: str) -> None:
 
 FEATURE_HINT = ("Context features must be numbers: encode a categorical column yourself (one 0/1 column per "
                 "value, e.g. with pandas.get_dummies) or leave it out of env.features.")
-NAME_KEYS = ("env.features", "env.label", "env.rewards", "env.costs")  # what names a file's columns
+NAME_KEYS = ("env.features", "env.label", "env.rewards", "env.costs", "env.change_column")  # name a file's columns
+PIECES_TAKES = "one column of piece ids (numbers or text): a row whose id differs from the row before starts a piece"
 
 
 def _targets(names: list, where: str, source: str, given: dict) -> tuple[str, list]:
@@ -210,12 +224,17 @@ def _read(path: Path, where: str, source: str, max_cells: float, given: dict | N
         with np.load(path, allow_pickle=False) as data:
             target = np.asarray(data["y"]).astype(str).astype(object) if text_labels else \
                 np.asarray(data[present[0]], dtype=np.float64)
-            return np.asarray(data["X"], dtype=np.float64), present[0], target, {}
+            return np.asarray(data["X"], dtype=np.float64), present[0], target, {}, None
     chosen = {}
 
     def pick(names, where):
         names = [str(c) for c in names]
         name, cols = _targets(names, where, source, given)
+        pieces = [] if "env.change_column" not in given else \
+            files.named_columns(given["env.change_column"], names, "env.change_column", where, PIECES_TAKES)
+        if set(pieces) & set(cols):
+            raise ConfigError(f"{where}: column {pieces[0]!r} is the {_role(name)}; it cannot also be the column of "
+                              "piece ids (env.change_column).")
         optional = []
         if "env.features" in given:
             xs = files.named_columns(given["env.features"], names, "env.features", where,
@@ -228,13 +247,16 @@ def _read(path: Path, where: str, source: str, max_cells: float, given: dict | N
             xs = _numbered(names, "x")
             if xs:
                 _consecutive(xs, "x", where)
-            else:  # every numeric column other than the target's
-                optional = [c for c in names if c not in cols]
+            else:  # every numeric column other than the target's (and the piece ids)
+                optional = [c for c in names if c not in cols and c not in pieces]
                 if not optional:
                     raise ConfigError(f"{where} has no context columns: no columns x0, x1, ... and no column besides "
                                       f"the {_role(name)} ({', '.join(cols)}); found {names[:10]}.")
-        chosen.update(X=xs, name=name, cols=cols)
-        return files.Pick(numbers=xs + ([] if name == "y" else cols), labels=cols if name == "y" else [],
+        if set(pieces) & set(xs):
+            raise ConfigError(f"{where}: column {pieces[0]!r} is a context feature; it cannot also be the column of "
+                              "piece ids (env.change_column): name the features with env.features=[...].")
+        chosen.update(X=xs, name=name, cols=cols, pieces=pieces)
+        return files.Pick(numbers=xs + ([] if name == "y" else cols), labels=(cols if name == "y" else []) + pieces,
                           optional=optional, hints={c: FEATURE_HINT for c in xs + optional})
 
     frame = read_columns(path, where, pick, max_cells, max_columns)
@@ -253,7 +275,9 @@ def _read(path: Path, where: str, source: str, max_cells: float, given: dict | N
         record["label_column"] = cols[0]
     else:
         record["label_map"] = list(cols)  # arm a pays when the a-th 0/1 column does
-    return X, chosen["name"], target, record
+    if chosen["pieces"]:
+        record["change_column"] = chosen["pieces"][0]
+    return X, chosen["name"], target, record, frame.values[chosen["pieces"][0]] if chosen["pieces"] else None
 
 
 def _role(name: str) -> str:
@@ -393,8 +417,9 @@ class ContextualTable:
                  turns: float = 1.0, policy_class: str = "finite", n_policies: int = 50, n_fitted: int = 10,
                  fit: str = "slices", fit_rows: int = 500, ridge: float = 1.0,
                  max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
-                 max_cells: float = MAX_CELLS, max_columns: int = files.MAX_COLUMNS):
+                 max_cells: float = MAX_CELLS, max_columns: int = files.MAX_COLUMNS, change_column=None):
         self.source = source
+        self.change_column = change_column
         self.path = path
         self.dataset = dataset
         self.features = features
@@ -423,7 +448,7 @@ class ContextualTable:
     def check_params(self, T: int) -> None:
         require_choice("env.source", self.source, {"file", "supervised", "river"})
         require_choice("env.drift", self.drift, {"none", "permutation", "rotation"})
-        require_choice("env.change_points", self.change_points, {"even", "random"})
+        change_points.check_contextual(self.change_points, self.change_column, self.source, self.drift, T)
         require_choice("env.policy_class", self.policy_class, {"finite", "linear"})
         require_choice("env.fit", self.fit, {"slices", "bootstrap"})
         if self.policy_class == "linear":
@@ -449,7 +474,7 @@ class ContextualTable:
         if self.drift != "none" and self.source == "file":
             raise ConfigError(f"env.drift={self.drift} permutes class labels: it needs env.source=supervised or "
                               "river (a reward table has no labels to permute).")
-        if self.drift == "permutation" and int(self.n_changes) >= T:
+        if self.drift == "permutation" and isinstance(self.change_points, str) and int(self.n_changes) >= T:
             raise ConfigError(f"env.n_changes={self.n_changes} change points do not fit in T={T} rounds.")
         given = self._names()
         if given and self.source == "river":
@@ -478,8 +503,8 @@ class ContextualTable:
     def _names(self) -> dict:
         """The keys naming a file's columns that are set, checked to be names or lists of names."""
         given = {}
-        for key, value in zip(NAME_KEYS, (self.features, self.label, self.reward_columns, self.cost_columns),
-                              strict=True):
+        for key, value in zip(NAME_KEYS, (self.features, self.label, self.reward_columns, self.cost_columns,
+                                          self.change_column), strict=True):
             if value is None:
                 continue
             items = list(value) if isinstance(value, (list, tuple)) else [value]
@@ -495,8 +520,9 @@ class ContextualTable:
             where = "contextual table"
             path = files.check_file(self.path, where, FORMATS, float(self.max_file_mb))
             where = f"contextual table {str(path)!r}"
-            X, name, target, record = _read(path, where, "file" if self.source == "file" else "supervised",
-                                            float(self.max_cells), self._names(), int(self.max_columns))
+            X, name, target, record, self.pieces_ = _read(path, where, "file" if self.source == "file" else
+                                                          "supervised", float(self.max_cells), self._names(),
+                                                          int(self.max_columns))
             column = f"label column {record['label_column']!r}" if "label_column" in record else "labels 'y'"
             labels = None
             if name == "y":
@@ -510,6 +536,15 @@ class ContextualTable:
                 record["label_map"] = list(range(B.shape[1]))
             self.data_, self.columns_ = (X, B, []), record
         return self.data_
+
+    def _declared(self, fit_rows: int, T: int):
+        """The data's change points the user declared (drift none): the rounds listed, or those
+        whose piece id (env.change_column) differs from the row before; None when not declared."""
+        if self.change_column is not None:
+            return change_points.from_column(self.pieces_, fit_rows, T)
+        if self.drift == "none" and not isinstance(self.change_points, str):
+            return [int(c) for c in self.change_points]
+        return None
 
     def _river(self, rows: int, rng: np.random.Generator):
         data = river_loader().load(str(self.dataset), rows, rng)
@@ -538,7 +573,9 @@ class ContextualTable:
             return B.copy(), [], 0.0
         if self.drift == "permutation":
             S = int(self.n_changes)
-            if self.change_points == "even":
+            if not isinstance(self.change_points, str):  # the rounds given (env.n_changes is not read)
+                cps = [int(c) for c in self.change_points]
+            elif self.change_points == "even":
                 cps = [int(np.floor(j * T / (S + 1))) for j in range(1, S + 1)]
             else:
                 cps = sorted(int(c) for c in rng.choice(np.arange(1, T), size=S, replace=False))
@@ -583,14 +620,18 @@ class ContextualTable:
         order = rng.permutation(N)
         W = W[order]
         pred = policy_actions(W, np.column_stack([X, np.ones(T)]))
-        cps = sorted(set(induced) | set(stream_cps))
+        declared = self._declared(fit_rows, T)
+        cps = sorted(set(induced) | set(stream_cps) | set(declared or ()))
+        source = "declared" if declared is not None else "generator" if self.drift != "none" or stream_cps else "none"
         optimal_policy = best_policy_per_piece(means, pred, np.r_[0, cps].astype(np.int64))
         optimal = means[np.arange(T), pred[np.arange(T), optimal_policy]]
         info = {"d": int(d), "K": int(K), "contextual": True, "n_policies": N, "reward_bound": 1.0,
                 "reward_range": (0.0, 1.0), "contexts": X, "policy_actions": pred}
         if self.drift != "none" and not stream_cps:  # known by construction: what algorithms that know S may read
             info.update(S_switches=1 + len(induced), Delta_TV=float(delta))
-        evaluation = {"synthetic": False, "source": str(self.source), "change_points": cps,
+        evaluation = {"synthetic": False, "source": str(self.source), **change_points.record(cps, source),
+                      "comparator": change_points.policy_comparator(cps),
+                      "trial_noise": self.drift == "rotation" and bernoulli_noise(means),
                       **(self.columns_ if self.source != "river" else {}),
                       "optimal_policy": optimal_policy, "policy_weights": W,
                       "fitted_policies": np.argsort(order)[:n_fit].tolist(),

@@ -44,7 +44,8 @@ import math
 
 import numpy as np
 
-from bandits.environments.base import Instance
+from bandits.environments import change_points
+from bandits.environments.base import Instance, bernoulli_noise
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 from bandits.numerics import sigmoid
 
@@ -230,8 +231,11 @@ class DriftingContextual:
         info = {"d": int(self.d), "K": K, "contextual": True, "S_switches": int(len(starts)),
                 "Delta_TV": float(delta), "n_policies": N, "reward_bound": 1.0, "reward_range": (0.0, 1.0),
                 "contexts": X, "policy_actions": pred}
-        evaluation = {"synthetic": True, "change_points": [int(c) for c in starts[1:]], "policy_weights": W,
-                      "optimal_policy": optimal_policy.astype(np.int64)}
+        switching = self.mode == "switching"
+        evaluation = {"synthetic": True, **change_points.record(starts[1:], "generator" if switching else "none"),
+                      "policy_weights": W, "optimal_policy": optimal_policy.astype(np.int64),
+                      "comparator": change_points.policy_comparator(starts[1:]) if switching else
+                      "best policy per round", "trial_noise": bernoulli_noise(means)}
         return Instance(means=means, info=info, evaluation=evaluation, optimal=optimal)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:

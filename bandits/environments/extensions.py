@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-from bandits.environments.base import Instance, gaussian_rewards, unit_vectors, variation
+from bandits.environments import change_points
+from bandits.environments.base import Instance, bernoulli_noise, gaussian_rewards, unit_vectors, variation
 from bandits.environments.piecewise_linear import interpolate
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 from bandits.numerics import sigmoid
@@ -82,7 +83,9 @@ class DriftingLogistic:
         info = {"d": d, "L": 1.0, "S": float(np.linalg.norm(theta, axis=1).max()), "B_T": var["variation_l2"],
                 "R": 0.5, "reward_bound": 1.0, "reward_range": (0.0, 1.0), "link": "logistic", "linear": True,
                 "glb": True}
-        return Instance(means=means, info=info, evaluation={"synthetic": True, **var}, features=D[None, :, :])
+        evaluation = {"synthetic": True, **var, **change_points.gradual(),  # theta drifts gradually
+                      "trial_noise": bernoulli_noise(means)}
+        return Instance(means=means, info=info, evaluation=evaluation, features=D[None, :, :])
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         return (rng.random(instance.means.shape) < instance.means).astype(np.float64)
@@ -148,7 +151,9 @@ class DriftingSemiBandit:
         var = variation(means)
         info = {"d": d, "m": m, "family": fam, "semibandit": True, "B_T": var["variation_inf"], "R": 0.5,
                 "reward_bound": float(m), "reward_range": (0.0, 1.0)}
-        return Instance(means=means, info=info, evaluation={"synthetic": True, **var}, optimal=optimal)
+        evaluation = {"synthetic": True, **var, **change_points.gradual(),  # the means drift gradually
+                      "trial_noise": bernoulli_noise(means), "comparator": "best action per round"}
+        return Instance(means=means, info=info, evaluation=evaluation, optimal=optimal)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         return (rng.random(instance.means.shape) < instance.means).astype(np.float64)
@@ -194,7 +199,10 @@ class LowerBound:
         info = {"d": d, "L": 1.0, "S": float(np.linalg.norm(theta, axis=1).max()), "B_T": var["variation_l2"],
                 "R": float(self.R), "reward_bound": 1.0, "linear": True}
         evaluation = {"B_T_nominal": B, "H": H, "synthetic": True,
-                      "lower_bound_curve": d ** (2 / 3) * B ** (1 / 3) * T ** (2 / 3), **var}
+                      "lower_bound_curve": d ** (2 / 3) * B ** (1 / 3) * T ** (2 / 3), **var,
+                      # the block starts where theta's signs change (the mean of every sign action moves)
+                      **change_points.record(change_points.from_means(theta), "generator"),
+                      "trial_noise": float(self.R) > 0}
         return Instance(means=theta @ D.T, info=info, evaluation=evaluation, features=D[None, :, :])
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:

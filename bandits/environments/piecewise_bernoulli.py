@@ -61,7 +61,8 @@ is set for ``bernoulli`` / ``bernoulli_even``, and ``n_changes`` is then not use
 What a learner may be told (the keys of its ``needs()``): Upsilon_T, the size of
 the smallest change (``min_change`` = min over change points of the largest move of
 an arm's mean there, max_a |mu_a(after) - mu_a(before)|: the change a detector must
-see; CUSUM's epsilon and M-UCB's delta are read from it), the variation budget
+see, :func:`bandits.environments.change_points.smallest_change`; CUSUM's epsilon
+and M-UCB's delta are read from it), the variation budget
 B_T (realised sum_t max_a |mu_a(t+1) - mu_a(t)|, the
 K-armed budget of hedging §8.2), S_switches = Upsilon_T + 1 pieces, R = 1/2 (a
 [0, 1] reward is 1/2-sub-Gaussian), L = 1, S = max_t ||mu(t)||_2 and
@@ -75,7 +76,8 @@ import math
 
 import numpy as np
 
-from bandits.environments.base import Instance, bernoulli_rewards, variation
+from bandits.environments import change_points
+from bandits.environments.base import Instance, bernoulli_noise, bernoulli_rewards, variation
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 
 MAX_REDRAWS = 10_000
@@ -367,9 +369,10 @@ class PiecewiseBernoulli:
         info = {"d": int(rows.shape[1]), "R": 0.5, "L": 1.0, "S": float(np.sqrt((rows ** 2).sum(axis=1)).max()),
                 "B_T": float(jumps.max(axis=1).sum()) if len(jumps) else 0.0,
                 "Upsilon_T": int(len(starts) - 1), "S_switches": int(len(starts)),
-                "min_change": float(jumps.max(axis=1).min()) if len(jumps) else 0.0,
+                "min_change": change_points.smallest_change(means, starts[1:]),
                 "reward_bound": 1.0, "reward_range": (0.0, 1.0)}
-        evaluation = {"synthetic": True, "change_points": [int(c) for c in starts[1:]], **variation(means)}
+        evaluation = {"synthetic": True, **change_points.record(starts[1:], "generator"), **variation(means),
+                      "trial_noise": bernoulli_noise(means)}
         return Instance(means=means, info=info, evaluation=evaluation)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:

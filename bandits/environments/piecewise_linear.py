@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bandits.environments import change_points
 from bandits.environments.base import Instance, gaussian_rewards, unit_vectors, variation
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 
@@ -191,9 +192,12 @@ class PiecewiseLinear:
                 "L": 1.0 if features is None else float(np.linalg.norm(features, axis=-1).max()),
                 "S": float(np.linalg.norm(theta, axis=1).max()), "B_T": var["variation_l2"],
                 "reward_bound": 1.0, "linear": features is not None}
-        evaluation = {"synthetic": True, "breakpoints": taus.astype(int).tolist(), **var}
-        if self.theta_path == "steps":
-            evaluation["change_points"] = [int(b) - 1 for b in taus[1:-1]]  # 0-based rounds of the new pieces
+        evaluation = {"synthetic": True, "breakpoints": taus.astype(int).tolist(), **var,
+                      "trial_noise": float(self.R) > 0}
+        if self.theta_path == "steps":  # 0-based rounds of the new pieces
+            evaluation.update(change_points.record([int(b) - 1 for b in taus[1:-1]], "generator"))
+        else:  # theta drifts gradually between the breakpoints (or along the arc)
+            evaluation.update(change_points.gradual())
         return Instance(means=np.ascontiguousarray(means), info=info, evaluation=evaluation, features=features)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:

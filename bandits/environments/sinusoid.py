@@ -29,14 +29,16 @@ K = 2: the changes that matter for the dynamic regret). The learner that knows t
 is told ``Upsilon_T`` = their number and ``min_change`` = over the segments between
 them, the smallest of the largest move of an arm's mean within the segment (0.3 =
 the amplitude for K = 2). The rounds themselves go to the evaluation as
-``change_points`` (and to the oracle restart reference).
+``change_points``, with ``change_points_source: best-arm switches`` (and to the oracle
+restart reference).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from bandits.environments.base import Instance, bernoulli_rewards, gaussian_rewards, variation
+from bandits.environments import change_points
+from bandits.environments.base import Instance, bernoulli_noise, bernoulli_rewards, gaussian_rewards, variation
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 
 
@@ -100,7 +102,8 @@ class Sinusoid:
         }
         if self.noise == "bernoulli":
             info["reward_range"] = (0.0, 1.0)
-        evaluation = {"synthetic": True, "change_points": [int(c) for c in switches], **variation(means)}
+        evaluation = {"synthetic": True, **change_points.record(switches, "best-arm switches"), **variation(means),
+                      "trial_noise": bernoulli_noise(means) if self.noise == "bernoulli" else float(self.R) > 0}
         return Instance(means=means, info=info, evaluation=evaluation)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:

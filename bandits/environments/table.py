@@ -63,6 +63,26 @@ action norm; S = ``env.S`` if given, else max_t ||means[t]||_2 for K arms (theta
 is the means row) and 1 for linear tables (the paper's normalisation: theta is not
 in the file); B_T = ``env.B_T`` if given, else the realised infinity-norm variation
 of ``means`` (the K-armed budget of hedging §8.2).
+
+Change points, derived from the means (:mod:`bandits.environments.change_points`, the
+definition every environment shares): a round t in 1..T-1 at which some arm's mean differs
+from round t - 1 by more than ``change_tol`` (default 0: any difference, compared exactly;
+the same number written twice in a CSV reads as the same float, so only means computed
+with rounding error need a tolerance), on the instance's means (with clipped noise g(means),
+whose moves are those of the file's means, g being strictly increasing). Upsilon_T = their
+number and min_change = min over them of max_a |mu_c(a) - mu_{c-1}(a)| (0 when there is
+none) are told to the algorithms that need them (sliding-window and discounted UCB tuned
+with Upsilon_T, CUSUM-UCB, M-UCB, ...); the change points go to the evaluation only (and to
+the oracle restart). A drift that moves the means at every round makes every round a change
+point: Upsilon_T = T - 1 is what the file says, and ``change_points_note`` in ``env_info``
+says so when more than half of the rounds move. ``env.change_points`` (rounds where a new
+piece starts, e.g. the changes that matter), ``env.Upsilon_T`` and ``env.min_change``, when
+set, win over the derived values; Upsilon_T and min_change follow declared change points
+unless they are set too. Recorded in ``env_info``: ``change_points``,
+``change_points_source`` (``derived from means`` or ``declared``), ``declared_keys`` (the
+keys of the three that were set; the others are derived) and ``trial_noise`` (false when the
+file's rewards are replayed, or the noise is degenerate: R = 0, Bernoulli means at the ends
+of the range).
 """
 
 from __future__ import annotations
@@ -71,8 +91,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bandits.environments import files
-from bandits.environments.base import Instance, bernoulli_rewards, gaussian_rewards, variation
+from bandits.environments import change_points, files
+from bandits.environments.base import Instance, bernoulli_noise, bernoulli_rewards, gaussian_rewards, variation
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 
 FORMATS = (".npz", ".csv", ".parquet")
@@ -229,9 +249,14 @@ class Table:
     def __init__(self, path: str | None = None, means=None, rewards=None, R: float = 0.1, noise: str = "gaussian",
                  B_T: float | None = None, d: int | None = None, S: float | None = None, reward_range=None,
                  max_file_mb: float = files.MAX_FILE_MB, max_abs_value: float = files.MAX_ABS_VALUE,
-                 max_cells: float = MAX_CELLS, max_columns: int = files.MAX_COLUMNS):
+                 max_cells: float = MAX_CELLS, max_columns: int = files.MAX_COLUMNS, change_points=None,
+                 Upsilon_T: int | None = None, min_change: float | None = None, change_tol: float = 0.0):
         self.path = path
         self.means = means
+        self.change_points = change_points
+        self.Upsilon_T = Upsilon_T
+        self.min_change = min_change
+        self.change_tol = change_tol
         self.reward_columns = rewards  # env.rewards (the attribute `rewards` is the environment's method)
         self.S = S
         self.R = R
@@ -243,6 +268,14 @@ class Table:
         self.max_abs_value = max_abs_value
         self.max_cells = max_cells
         self.max_columns = max_columns
+
+    def how_to_report(self, key: str) -> str | None:
+        """How this environment comes to report ``key`` to a learner that needs it."""
+        if key in ("reward_range", "reward_bound"):
+            return ("It reports a reward range only for bounded rewards (Gaussian noise is not): set "
+                    "\"env.reward_range=[lo,hi]\" with env.noise=bernoulli (the file's means stay the expected "
+                    "rewards) or env.noise=clipped.")
+        return None
 
     def problem_kind(self) -> str:
         """K arms, or linear when the file holds action vectors (call after check_params)."""
@@ -270,6 +303,12 @@ class Table:
         require_float("env.max_abs_value", self.max_abs_value, minimum=0.0, strict=True)
         require_float("env.max_cells", self.max_cells, minimum=1.0)
         require_int("env.max_columns", self.max_columns, minimum=1)
+        if self.Upsilon_T is not None:
+            require_int("env.Upsilon_T", self.Upsilon_T, minimum=0)
+        require_float("env.min_change", self.min_change, minimum=0.0, allow_none=True)
+        require_float("env.change_tol", self.change_tol, minimum=0.0)
+        if self.change_points is not None:
+            change_points.check_declared("env.change_points", self.change_points, T)
         declared = self._range()
         if self.d is not None:
             require_int("env.d", self.d, minimum=1)
@@ -349,6 +388,14 @@ class Table:
             info["reward_range"] = declared
         evaluation.update(variation(means))
         info["B_T"] = float(self.B_T) if self.B_T is not None else evaluation["variation_inf"]
+        told, changes = change_points.of_table(means, float(self.change_tol), self.change_points, self.Upsilon_T,
+                                               self.min_change)
+        info.update(told)
+        if noise == "bernoulli":  # a mean at an end of the range draws the same reward every trial
+            varies = bernoulli_noise((means - declared[0]) / (declared[1] - declared[0]))
+        else:
+            varies = noise != "replayed" and R > 0
+        evaluation.update(changes, trial_noise=varies)
         return Instance(means=means, info=info, evaluation=evaluation, rewards=rewards, features=actions,
                         extras=extras)
 
