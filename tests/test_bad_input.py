@@ -128,6 +128,7 @@ def inputs(tmp_path_factory):
         d / "pets_missing_label.parquet")
     (d / "ab.csv").write_text("control,variant\n" + "0.5,0.4\n" * 50)
     (d / "bad_policies.py").write_text(POLICIES)
+    (d / "raising_module.py").write_text("RATE = 1 / 0\n\n\nclass Policy:\n    pass\n")
     return d
 
 
@@ -247,6 +248,21 @@ CASES = [
     ("unknown_algo", ["algo=nope"], 2, ["no algo config named 'nope'", "sw_ucb_opt", "bob"]),
     ("unknown_env", ["env=nope"], 2, ["no env config named 'nope'", "sinusoid"]),
     ("unknown_experiment", ["+experiment=nope"], 2, ["no experiment config named 'nope'", "fig2a"]),
+    # a misspelt name: a "did you mean" and the valid names, wherever it is given
+    ("misspelt_algo", ["algo=glr_kl_ucb"], 2,
+     ["no algo config named 'glr_kl_ucb' (did you mean 'glr_klucb'?); valid names: ", "sw_ucb_opt"]),
+    ("misspelt_env", ["env=sinsoid"], 2,
+     ["no env config named 'sinsoid' (did you mean 'sinusoid'?); valid names: ", "piecewise_bernoulli"]),
+    ("misspelt_experiment", ["+experiment=ns_bench"], 2,
+     ["no experiment config named 'ns_bench' (did you mean 'ns_benchmark'?); valid names: ", "fig2a"]),
+    ("misspelt_algo_under_algos", ["+algo@algos.mine=glr_kl_ucb"], 2,
+     ["no algo config named 'glr_kl_ucb' (did you mean 'glr_klucb'?)"]),
+    ("misspelt_algo_in_a_sweep", ["-m", "algo=ucb1,glr_kl_ucb"], 2,
+     ["no algo config named 'glr_kl_ucb' (did you mean 'glr_klucb'?)"]),
+    ("misspelt_experiment_in_a_sweep", ["-m", "+experiment=fig2a,fig2x"], 2,
+     ["no experiment config named 'fig2x' (did you mean 'fig2b' or 'fig2a'?)"]),
+    ("misspelt_launcher", ["-m", "hydra/launcher=slrum", "algo=ucb1"], 2,
+     ["no hydra/launcher config named 'slrum' (did you mean 'slurm'?)"]),
     ("override_syntax", ["trials=[1"], 2, ["cannot read the override 'trials=[1'"]),
     ("negative_noise", ["env.R=-0.1"], 2, ["env.R must be >= 0"]),
     ("window_zero", ["algo=sw_ucb", "algo.window=0"], 2, ["algo.window must be >= 1"]),
@@ -284,7 +300,21 @@ CASES = [
     ("select_returns_float", policy("FloatArm"), 2, ["FloatArm.select(0) returned 0.5"]),
     ("target_not_a_policy", policy("NotAPolicy"), 2, ["is not a policy"]),
     ("target_module_missing", ["algo=custom", "algo._target_=no_such_module.Policy"], 2,
-     ["cannot be imported", "No module named 'no_such_module'"]),
+     ["algo._target_=no_such_module.Policy: no module named 'no_such_module' is importable from the current folder (",
+      "or the installed packages"]),
+    ("target_module_misspelt", ["algo=custom", "algo._target_=bad_polices.BadParams", "T=60", "trials=1"], 2,
+     ["no module named 'bad_polices' is importable", "(did you mean 'bad_policies'?)"]),
+    ("target_class_misspelt", policy("BadParmas"), 2,
+     ["algo._target_=bad_policies.BadParmas: the module bad_policies was found (", "bad_policies.py)",
+      "no class 'BadParmas' (did you mean 'BadParams'?)", "its classes: BadArm, BadParams,"]),
+    ("target_class_misspelt_under_algos", ["+algo@algos.mine=custom", "algos.mine._target_=bad_policies.BadParmas",
+                                           "T=60", "trials=1"], 2,
+     ["algos.mine._target_=bad_policies.BadParmas: the module bad_policies was found", "did you mean 'BadParams'?"]),
+    ("env_target_class_misspelt", ["algo=ucb1", "env._target_=bandits.environments.Sinusiod"], 2,
+     ["env._target_=bandits.environments.Sinusiod: the module bandits.environments was found (",
+      "no class 'Sinusiod' (did you mean 'Sinusoid'?)"]),
+    ("target_module_that_raises", ["algo=custom", "algo._target_=raising_module.Policy", "T=60", "trials=1"], 2,
+     ["the module raising_module was found (", "raising_module.py), but importing it raised ZeroDivisionError"]),
     ("custom_without_target", ["algo=custom"], 2, ["has no _target_"]),
     ("user_policy_on_wrong_kind", policy("BadParams", "env=drifting_contextual"), 2, ["does not fit"]),
 ]

@@ -40,6 +40,7 @@ def inputs(tmp_path_factory):
     conf = d / "conf"
     (conf / "algo").mkdir(parents=True)
     (conf / "env").mkdir()
+    (conf / "experiment").mkdir()
     files = {
         "algo/broken.yaml": "name: broken\n_target_: bandits.algorithms.UCB1\nc: [1, 2\n",
         "algo/selfref.yaml": "defaults:\n  - selfref\n  - _self_\nname: selfref\n",
@@ -48,6 +49,13 @@ def inputs(tmp_path_factory):
         "algo/loop.yaml": "name: loop\n_target_: bandits.algorithms.UCB1\nc: &a [1, *a]\n",
         "algo/tagged.yaml": "name: tagged\n_target_: bandits.algorithms.UCB1\nc: !!python/object/apply:os.getcwd []\n",
         "env/broken_env.yaml": "name: broken_env\n_target_: bandits.environments.Sinusoid\nK: {2\n",
+        # defaults lists that lead back to their own file: directly, through a second file, from another group
+        "experiment/selfexp.yaml": "# @package _global_\ndefaults:\n  - /experiment@_global_: selfexp\nT: 40\n",
+        "experiment/selfrel.yaml": "# @package _global_\ndefaults:\n  - selfrel\nT: 40\n",
+        "experiment/ring_a.yaml": "# @package _global_\ndefaults:\n  - ring_b\nT: 40\n",
+        "experiment/ring_b.yaml": "# @package _global_\ndefaults:\n  - /experiment@_global_: ring_a\n",
+        "experiment/via_env.yaml": "# @package _global_\ndefaults:\n  - override /env: selfenv\nT: 40\n",
+        "env/selfenv.yaml": "defaults:\n  - /env: selfenv\nname: selfenv\n",
     }
     for rel, text in files.items():
         (conf / rel).write_text(text)
@@ -142,7 +150,7 @@ CASES = [
     ("algos_key_with_self", ["+algo@algos._self_=ucb1"], None, {}, ["cannot name an algorithm"]),
     ("algos_list_key_starting_with_a_digit", ["algos=[1st:ucb1]"], None, {}, ["'1st' cannot name"]),
     ("algos_list_key_with_a_slash", ["algos=[a/b:ucb1]"], None, {}, ["'a/b' cannot name"]),
-    ("algos_list_unknown_config", ["algos=[mine:no_such_algo]"], None, {}, ["no algorithm config named"]),
+    ("algos_list_unknown_config", ["algos=[mine:no_such_algo]"], None, {}, ["config named 'no_such_algo'"]),
     # ------------------------------------------------------------ your own config folders
     ("malformed_yaml_selected", ["algo=broken", "T=40", "trials=1"], None, CONF_ENV,
      ["broken.yaml at line 4", "not valid YAML"]),
@@ -154,6 +162,20 @@ CASES = [
      ["selfref.yaml", "leads back to itself", "algo/selfref -> algo/selfref"]),
     ("mutually_recursive_defaults", ["algo=ping"], None, CONF_ENV, ["ping.yaml", "algo/ping -> algo/pong"]),
     ("self_referencing_alias", ["algo=loop"], None, CONF_ENV, ["loop.yaml at line 3", "alias refers"]),
+    ("experiment_that_selects_itself", ["+experiment=selfexp"], None, CONF_ENV,
+     ["conf/experiment/selfexp.yaml: its defaults list leads back to itself",
+      "(experiment/selfexp -> experiment/selfexp)"]),
+    ("experiment_whose_relative_default_is_itself", ["+experiment=selfrel"], None, CONF_ENV,
+     ["conf/experiment/selfrel.yaml: its defaults list leads back to itself",
+      "(experiment/selfrel -> experiment/selfrel)"]),
+    ("experiments_that_select_each_other", ["+experiment=ring_a"], None, CONF_ENV,
+     ["conf/experiment/ring_a.yaml: its defaults list leads back to itself",
+      "(experiment/ring_a -> experiment/ring_b -> experiment/ring_a; through ", "conf/experiment/ring_b.yaml)"]),
+    ("experiment_reaching_a_recursive_env", ["+experiment=via_env"], None, CONF_ENV,
+     ["conf/env/selfenv.yaml: its defaults list leads back to itself (env/selfenv -> env/selfenv), reached from "
+      "experiment/via_env"]),
+    ("recursive_experiment_in_a_sweep", ["-m", "+experiment=selfrel,ring_b", "algo=ucb1"], None, CONF_ENV,
+     ["conf/experiment/selfrel.yaml", "(experiment/selfrel -> experiment/selfrel)"]),
     ("python_tag", ["algo=tagged"], None, CONF_ENV, ["tagged.yaml at line 3", "not plain data", "never run"]),
     ("conf_folder_that_does_not_exist", ["algo=ucb1"], None, {"DRIFT_BANDITS_CONF": "{d}/no_such_folder"},
      ["DRIFT_BANDITS_CONF names a folder that does not exist", "no_such_folder"]),
@@ -253,6 +275,14 @@ API_CASES = [
     ({"experiment": "name\n"}, "simulate(experiment)='name\\n'"),
     ({"experiment": "x" * 250}, "more than 100"),
     ({"experiment": 7}, "must be a name"),
+    # misspelt names: the command line's paragraph, "did you mean" included
+    ({"env": "sinsoid"}, "no env config named 'sinsoid' (did you mean 'sinusoid'?); valid names: autoloan, "),
+    ({"algos": ["glr_kl_ucb"]}, "no algo config named 'glr_kl_ucb' (did you mean 'glr_klucb'?); valid names: "),
+    ({"algos": {"mine": {"name": "glr_kl_ucb"}}}, "(did you mean 'glr_klucb'?)"),
+    ({"env": {"name": "sinsoid", "R": 0.1}}, "(did you mean 'sinusoid'?)"),
+    ({"algos": {"mine": {"_target_": "bandits.algorithms.UCB2"}}},
+     "algo._target_=bandits.algorithms.UCB2: the module bandits.algorithms was found ("),
+    ({"env": {"_target_": "bandits.environments.Sinusiod"}}, "no class 'Sinusiod' (did you mean 'Sinusoid'?)"),
 ]
 
 
@@ -269,3 +299,71 @@ def test_every_bad_simulate_argument_raises_the_tools_error_before_any_work(kwar
     assert isinstance(err.value, ValueError)
     assert fragment in str(err.value), str(err.value)
     assert not results.exists() or not any(results.rglob("*.parquet"))
+
+
+@pytest.mark.parametrize("cli_args,api_args", [(["algo=glr_kl_ucb"], {"algos": ["glr_kl_ucb"]}),
+                                               (["env=sinsoid"], {"env": "sinsoid"})], ids=["algo", "env"])
+def test_a_misspelt_name_gets_the_same_paragraph_from_the_command_line_and_simulate(cli_args, api_args, tmp_path,
+                                                                                     capsys, monkeypatch):
+    from bandits import simulate
+
+    monkeypatch.chdir(tmp_path)
+    assert cli.entry([*cli_args, f"results_dir={tmp_path / 'results'}"]) == 2
+    line = capsys.readouterr().err.strip()
+    with pytest.raises(ConfigError) as err:
+        simulate(**{"env": "sinusoid", "algos": ["ucb1"], "T": 100, **api_args})
+    assert line == f"error: {err.value}" and "did you mean" in line
+
+
+def test_simulate_names_the_file_whose_defaults_lead_back_to_itself(inputs, monkeypatch):
+    from bandits import simulate
+
+    monkeypatch.setenv("DRIFT_BANDITS_CONF", str(inputs / "conf"))
+    with pytest.raises(ConfigError) as err:
+        simulate(env="selfenv", algos=["ucb1"], T=100)
+    assert f"{inputs / 'conf' / 'env' / 'selfenv.yaml'}: its defaults list leads back to itself" in str(err.value)
+
+
+# ----------------------------------------------------------------------------- an optional extra not installed
+
+@pytest.fixture
+def without_the_cluster_extra(monkeypatch):
+    """As on a machine without the ``cluster`` extra: Hydra has no submitit launcher (the plugin
+    registers its configs when Hydra's plugin scan imports it) and the plugin's distribution is
+    not installed."""
+    from importlib import metadata
+
+    from hydra.core.config_store import ConfigStore
+
+    from bandits.experiments.registry import compose
+
+    compose([])  # Hydra has scanned its plugins: they have registered their configs, which are taken away
+    launchers = ConfigStore.instance().repo["hydra"]["launcher"]
+    for name in [n for n in launchers if n.startswith("submitit")]:
+        monkeypatch.delitem(launchers, name)
+    installed = metadata.version
+
+    def version(name):
+        if name == "hydra-submitit-launcher":
+            raise metadata.PackageNotFoundError(name)
+        return installed(name)
+
+    monkeypatch.setattr(metadata, "version", version)
+
+
+@pytest.mark.parametrize("launcher", ["slurm", "local", "submitit_slurm"])
+def test_a_launcher_whose_extra_is_not_installed_names_the_extra(launcher, without_the_cluster_extra, tmp_path,
+                                                                 capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["-m", f"hydra/launcher={launcher}", "algo=ucb1,bob", "T=40", "trials=1", f"results_dir={tmp_path / 'r'}"]
+    assert cli.entry(args) == 2
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    errors = [line for line in out.err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, out.err
+    assert errors[0].startswith(f"error: hydra/launcher={launcher}")
+    for fragment in ("hydra-submitit-launcher is not installed", "the cluster extra",
+                     'pip install "drift-bandits[cluster]"', 'pip install -e ".[cluster]"'):
+        assert fragment in errors[0], errors[0]
+    assert "Could not load" not in errors[0]
+    assert not (tmp_path / "r").exists()

@@ -196,3 +196,68 @@ def test_every_fidelity_row_names_the_level_of_its_source(path):
         assert SOURCE_LEVEL.match(cell), (
             f"{path.name}: row {cells[:2]} has source {cell!r}; it must start with 'text:', 'code:', "
             "'secondary (who):' or 'ours:'")
+
+
+# ----------------------------------------------------------------------------- the guides an installed user reads
+
+GUIDE = ROOT / "bandits" / "guide"
+
+
+def test_the_guides_that_ship_are_the_generated_pages_themselves():
+    """One copy of each page: bandits/guide/<topic>.md link to docs/<topic>.md (a wheel holds
+    the text of the link's target), listed in the package data."""
+    shipped = sorted(GUIDE.glob("*.md"))
+    assert {p.stem for p in shipped} >= {"usage", "errors", "architecture"}
+    for path in shipped:
+        assert path.is_symlink(), f"{path} is a copy: it must link to docs/{path.name}"
+        assert path.resolve() == (DOCS / path.name).resolve() and path.stem in PAGES
+    assert '"guide/*.md"' in (ROOT / "pyproject.toml").read_text()
+
+
+def docs_command(argv, capsys):
+    from bandits.experiments import cli
+
+    code = cli.subcommand("docs", argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def page_text(name: str) -> str:
+    return (DOCS / f"{name}.md").read_text().split("\n", 1)[1].lstrip("\n")  # without the generated-by comment
+
+
+def test_drift_bandits_docs_lists_prints_and_writes_the_guides(tmp_path, capsys):
+    code, out, err = docs_command([], capsys)
+    assert code == 0 and not err
+    for topic, heading in (("usage", "Using drift-bandits"), ("errors", "Errors, exit codes and limits"),
+                           ("architecture", "Architecture, and how to add an algorithm")):
+        assert re.search(rf"^  {topic}\s+{re.escape(heading)}", out, flags=re.M), out
+    assert "adding-an-algorithm" in out and "--out DIR" in out and "--render" in out
+    code, out, _ = docs_command(["usage"], capsys)
+    assert code == 0 and out.rstrip("\n") == page_text("usage").rstrip("\n")
+    assert docs_command(["adding-an-algorithm"], capsys)[1].startswith("# Architecture, and how to add an algorithm")
+    code, out, _ = docs_command(["--out", str(tmp_path / "guides")], capsys)
+    assert code == 0 and "written to" in out
+    written = sorted(p.name for p in (tmp_path / "guides").iterdir())
+    assert written == sorted(p.name for p in GUIDE.glob("*.md"))
+    assert (tmp_path / "guides" / "errors.md").read_text() == page_text("errors")
+    code, _, err = docs_command(["errors", "--out", str(tmp_path / "guides")], capsys)
+    assert code == 2 and "--force" in err
+    assert docs_command(["errors", "--out", str(tmp_path / "guides"), "--force"], capsys)[0] == 0
+
+
+def test_an_unknown_docs_topic_gets_one_paragraph_with_a_did_you_mean(capsys):
+    code, out, err = docs_command(["usgae"], capsys)
+    assert code == 2 and not out and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no docs topic named 'usgae' (did you mean 'usage'?)")
+    assert "architecture (or adding-an-algorithm)" in lines[0]
+
+
+def test_rendering_a_checkouts_docs_has_its_own_spelling(monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(docs, "main", lambda argv=None: calls.append(argv) or 0)
+    assert docs_command(["--render", "--results", "results", "--out", "docs"], capsys)[0] == 0
+    assert calls == [["--results", "results", "--out", "docs"]]
+    code, _, err = docs_command(["--results", "results", "--out", "docs"], capsys)  # the old spelling
+    assert code == 2 and "drift-bandits docs --render --results" in err and not calls[1:]

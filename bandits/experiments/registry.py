@@ -67,7 +67,9 @@ def group_config(group: str, name: str) -> dict:
     from bandits.errors import ConfigError
 
     if name not in names(group):
-        raise ConfigError(f"no {group} config named {name!r}; valid names: {', '.join(names(group))}.")
+        from bandits.experiments.messages import unknown_config
+
+        raise ConfigError(unknown_config(group, name, names(group)))
     try:
         return OmegaConf.to_container(_composed(group, name), resolve=True)
     except (HydraException, OmegaConfBaseException, RecursionError, yaml.YAMLError) as exc:
@@ -321,8 +323,8 @@ def static_pair_problem(cfg) -> str | None:
 def yaml_problem(path: Path) -> str | None:
     """What is wrong with one config file, as a sentence naming the file and the line, or None:
     a YAML syntax error, a tag that would construct a Python object (refused, never executed),
-    an alias that refers to the node that contains it, or a defaults list that leads back to
-    the file itself."""
+    an alias that refers to the node that contains it (a defaults list that leads back to a
+    file is :func:`config_file_problem`'s)."""
     import yaml
 
     try:
@@ -343,7 +345,7 @@ def yaml_problem(path: Path) -> str | None:
         return (f"{path} at line {cycle.start_mark.line + 1}: a YAML alias refers to a node that contains it "
                 "(a structure without end)")
     try:
-        data = yaml.load(text, Loader=loader)
+        yaml.load(text, Loader=loader)  # the tags: construct nothing but plain data
     except yaml.constructor.ConstructorError as exc:
         mark = exc.problem_mark
         where = f" at line {mark.line + 1}" if mark else ""
@@ -351,12 +353,6 @@ def yaml_problem(path: Path) -> str | None:
                 "only (tags that construct Python objects are refused, never run)")
     except yaml.YAMLError as exc:
         return f"{path} is not valid YAML: {exc}"
-    group, name = path.parent.name, path.stem
-    if isinstance(data, dict) and group in ("algo", "env"):
-        chain = _defaults_cycle(group, name, ())
-        if chain:
-            return (f"{path}: its defaults list leads back to itself ({' -> '.join(f'{group}/{c}' for c in chain)}); "
-                    "a config may start from another one, not from itself")
     return None
 
 
@@ -379,27 +375,6 @@ def _self_containing(node, path=None):
     return None
 
 
-def _defaults_cycle(group: str, name: str, seen: tuple) -> tuple | None:
-    """The chain name -> ... -> name when a config's same-group defaults lead back to one of them."""
-    import yaml
-
-    if name in seen:
-        return (*seen, name)
-    path = config_file(group, name)
-    if path is None:
-        return None
-    try:
-        data = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (yaml.YAMLError, OSError, UnicodeDecodeError):
-        return None
-    for entry in (data.get("defaults") or []) if isinstance(data, dict) else []:
-        if isinstance(entry, str) and entry != "_self_" and not entry.startswith("/"):
-            found = _defaults_cycle(group, entry, (*seen, name))
-            if found:
-                return found
-    return None
-
-
 def selected_files(job: list[str]) -> list[Path]:
     """The config files of your own folders that a job's overrides select (by group and name:
     ``algo=x``, ``+algo@algos.k=x``, ``env=x``, ``+experiment=x``), each with its same-group
@@ -418,9 +393,13 @@ def selected_files(job: list[str]) -> list[Path]:
 
 
 def config_file_problem(job: list[str]) -> str | None:
-    """A sentence for the first broken file of your own among those the job selects, or None."""
+    """A sentence for the first broken file of your own among those the job selects, or for
+    the chain of files whose defaults lists lead back to one of them; None."""
+    from bandits.experiments.defaults_chain import cycle_message, find_cycle, folders
+
     for path in selected_files(job):
         problem = yaml_problem(path)
         if problem:
             return problem
-    return None
+    cycle = find_cycle(job, folders(job, extra_folders(), CONF))
+    return cycle_message(cycle) if cycle else None
