@@ -88,14 +88,17 @@ experiments: $(STAMP)
 		'-m +experiment=$(subst $(space),$(comma),$(strip $(INSTANCE_EXPERIMENTS))) "seed=$(SEEDS)" $(SCALE_ARGS)' \
 		'-m +experiment=master_geo "seed=$(MASTER_SEEDS)" $(SCALE_ARGS)'
 
+# `make plots` redraws the tables that changed since their figures were drawn; `make figures`
+# (a release) redraws every figure (--force)
 plots: $(STAMP)
-	$(PYTHON) -m bandits.experiments.figures --results $(RESULTS) $(TIMED)
+	$(PYTHON) -m bandits.experiments.figures --results $(RESULTS) $(TIMED) $(FORCE)
 
 docs: $(STAMP)
 	$(PYTHON) -m bandits.experiments.docs --results $(RESULTS) --out $(DOCS) $(TIMED)
 
 # Only make figures adds its plot and docs stages to $(RESULTS)/timings.csv (docs/speed.md)
 figures: TIMED := --timed
+figures: FORCE := --force
 figures: experiments plots docs
 
 bench: $(STAMP)

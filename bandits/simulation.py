@@ -78,13 +78,17 @@ def needs(algo) -> tuple:
     return tuple(declared()) if callable(declared) else ()
 
 
-def check_needs(algo, name: str, instance: Instance, env_name: str) -> None:
-    """Refuse, before any work, an environment that does not report what ``algo`` needs."""
+def check_needs(algo, name: str, instance: Instance, env_name: str, env=None) -> None:
+    """Refuse, before any work, an environment that does not report what ``algo`` needs; an
+    environment that can report a key under settings of its own says how (``how_to_report``)."""
     missing = [k for k in needs(algo) if k not in instance.info]
     if missing:
+        how = getattr(env, "how_to_report", None)
+        hints = [h for h in (how(k) for k in missing) if h] if callable(how) else []
         raise ConfigError(f"algorithm {name!r} needs {', '.join(missing)} from the environment, and env={env_name} "
-                          f"does not report {'it' if len(missing) == 1 else 'them'}; choose another environment, or "
-                          f"set the constant on the algorithm where it takes one "
+                          f"does not report {'it' if len(missing) == 1 else 'them'}"
+                          + (f" as set. {' '.join(hints)} Or " if hints else "; ") +
+                          f"choose another environment, or set the constant on the algorithm where it takes one "
                           f"({', '.join(f'algo.{k}=...' for k in missing)}).")
 
 
@@ -211,6 +215,21 @@ def _warming(kind: type, wait: bool):
             yield True
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def warm_up_regret(instance: Instance, rewards: np.ndarray) -> None:
+    """Load (or compile) the regret curves' kernel once per process, on a few rounds, so that
+    its loading is counted with the kernels' warming, not as a cell's work."""
+    if evaluate in _WARM:
+        return
+    n = min(len(rewards), 20)
+    try:
+        with np.errstate(all="ignore"):
+            evaluate(instance.means[:n], rewards[:n], np.zeros(n, dtype=np.int64),
+                     None if instance.optimal is None else instance.optimal[:n], bool(instance.info.get("semibandit")))
+    except (RuntimeError, ValueError, IndexError, TypeError):  # only a warm-up: the cells report for themselves
+        pass
+    _WARM.add(evaluate)
 
 
 def warm_up_all(algos, instance: Instance, rewards: np.ndarray) -> None:

@@ -194,8 +194,8 @@ def test_a_runs_rows_have_the_columns_of_its_table_and_a_sweep_draws_its_figure(
     """The merge holds repeated strings as categories; the rows a run returns must not: they
     have the dtypes a read of the table gives, and a -m sweep's combined figure is drawn from
     them (a category column does not add to a string)."""
-    from bandits.experiments.cli import sweep_figure
     from bandits.experiments.labels import assign_labels
+    from bandits.experiments.sweep_report import sweep_figure
 
     jobs = window_sweep(tmp_path)
     table = pd.read_parquet(tmp_path / "tables" / "windows.parquet")
@@ -203,14 +203,14 @@ def test_a_runs_rows_have_the_columns_of_its_table_and_a_sweep_draws_its_figure(
         assert {c: rows[c].dtype for c in rows.columns} == {c: table[c].dtype for c in rows.columns}
     rows = pd.concat(jobs, ignore_index=True)
     names = sweep_figure(rows.assign(label=assign_labels(rows)), tmp_path / "figures")
-    assert names == ["sweep_sweep_window"] and (tmp_path / "figures" / "sweep_sweep_window.png").is_file()
+    assert names == ["windows_sweep_window"] and (tmp_path / "figures" / "windows_sweep_window.png").is_file()
 
 
 def test_a_sweep_over_algorithms_at_one_horizon_draws_regret_against_t(tmp_path):
     """A run hands the sweep its light rows; regret against t needs the curves, which the
     sweep reads back from each job's table by cell key (the figure failed with a KeyError)."""
-    from bandits.experiments.cli import sweep_figure, with_curves
     from bandits.experiments.labels import assign_labels
+    from bandits.experiments.sweep_report import sweep_figure, with_curves
 
     jobs = [(tmp_path, runner.run(compose([f"algo={a}", "env=piecewise_bernoulli", "T=500", "trials=2",
                                            f"results_dir={tmp_path}"]), progress=False))
@@ -224,19 +224,19 @@ def test_a_sweep_over_algorithms_at_one_horizon_draws_regret_against_t(tmp_path)
     assert all(len(c) > 0 for c in full["regret_curve"])
     with pytest.raises(KeyError):
         sweep_figure(rows, tmp_path / "figures")
-    assert sweep_figure(rows, tmp_path / "figures", lambda: with_curves(jobs, rows)) == ["sweep"]
-    assert (tmp_path / "figures" / "sweep.png").is_file()
+    assert sweep_figure(rows, tmp_path / "figures", lambda: with_curves(jobs, rows)) == ["adhoc_sweep"]
+    assert (tmp_path / "figures" / "adhoc_sweep.png").is_file()
 
 
 def test_a_sweeps_figure_data_names_the_code_behind_it(tmp_path):
     """A run's light rows carry the code version, so a -m sweep's figure records it like any other."""
-    from bandits.experiments.cli import sweep_figure
     from bandits.experiments.labels import assign_labels
+    from bandits.experiments.sweep_report import sweep_figure
 
     jobs = window_sweep(tmp_path)
     rows = pd.concat(jobs, ignore_index=True)
     sweep_figure(rows.assign(label=assign_labels(rows)), tmp_path / "figures")
-    data = pd.read_csv(tmp_path / "figures" / "sweep_sweep_window.csv")
+    data = pd.read_csv(tmp_path / "figures" / "windows_sweep_window.csv")
     table = pd.read_parquet(tmp_path / "tables" / "windows.parquet")
     assert set(data["code"]) == {" ".join(str(v) for v in table[["code_fingerprint", "git_commit"]].iloc[0]
                                           if v is not None and v == v)}

@@ -77,3 +77,56 @@ def test_kernel_seconds_sum_each_algorithms_cells_per_experiment(tmp_path):
     table = pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")
     assert written[["experiment", "algo", "cells"]].values.tolist() == [["adhoc", "ucb1", 2]]
     assert written["kernel_s"].iloc[0] == pytest.approx(table["wall_time_s"].sum(), abs=1e-3)
+
+
+PER_CELL = r"per cell of work ([\d.]+) ms, of which the kernels ([\d.]+) ms"
+
+
+def test_a_summarys_kernel_time_per_cell_never_exceeds_its_work_per_cell():
+    """Both per cell of work, in one unit: the workers' seconds (compiling aside) and the kernels'
+    part of them. The old line divided a job's wall time (which two workers halve, and which a job
+    planned ahead of its turn hardly has) by its cells and set the kernels' sum next to it."""
+    import re
+
+    from bandits.experiments.summary import timing_text
+
+    # a job whose batches ran while the job before it ran: 0.03 s of its own wall time, 9.6 s of work
+    text = timing_text(0.03, 21, 2, {"worker_s": 9.7, "kernel_s": 9.6, "warm_s": 0.05})
+    work, kernels = map(float, re.search(PER_CELL, text).groups())
+    assert kernels <= work and work == pytest.approx(1e3 * 9.65 / 21, abs=0.01)
+    assert "0.03 s wall on 2 workers" in text
+
+
+def test_compiling_kernels_is_reported_on_its_own_line_not_per_cell():
+    """A cold numba cache: 19 s of compiling, 4 ms of kernels per cell. The old line folded the
+    19 s into 6849 ms "per cell" and named it nowhere."""
+    import re
+
+    from bandits.experiments.summary import timing_text
+
+    text = timing_text(20.5, 3, 1, {"worker_s": 19.2, "kernel_s": 0.0132, "warm_s": 19.0})
+    first, second = text.splitlines()
+    work, kernels = map(float, re.search(PER_CELL, first).groups())
+    assert work == pytest.approx(1e3 * 0.2 / 3, abs=0.01) and kernels == pytest.approx(4.4, abs=0.01)
+    assert second.startswith("compiling and loading kernels: 19.00 s")
+
+
+def test_a_run_records_its_compile_seconds_apart_and_its_printed_times_agree(tmp_path, caplog):
+    import logging
+    import re
+
+    with caplog.at_level(logging.INFO, logger="drift_bandits"):
+        run(compose(["algo=ucb1", "env=piecewise_bernoulli", "T=300", "trials=2", f"results_dir={tmp_path}"]),
+            progress=False)
+    rows = pd.read_csv(tmp_path / timings.FILE)
+    assert (rows["warm_s"] >= 0).all() and (rows["warm_s"] + rows["kernel_s"] <= rows["worker_s"] + 1e-6).all()
+    work, kernels = map(float, re.search(PER_CELL, caplog.text).groups())
+    assert kernels <= work
+
+
+def test_a_timings_file_of_an_older_version_keeps_its_columns(tmp_path):
+    old = ["stage", "experiment", "cells_run", "pid"]
+    (tmp_path / timings.FILE).write_text(",".join(old) + "\nrun,a,1,7\n")
+    timings.record(tmp_path, stage="run", experiment="b", cells_run=2, warm_s=1.5)
+    rows = pd.read_csv(tmp_path / timings.FILE)
+    assert list(rows.columns) == old and rows["experiment"].tolist() == ["a", "b"]

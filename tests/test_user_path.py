@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pandas as pd
@@ -68,7 +69,8 @@ def test_one_command_runs_my_policy_against_two_baselines(tmp_path):
     summary = proc.stdout + proc.stderr
     for label in ("mine", "ucb1", "glr_klucb"):
         assert re.search(rf"^\s*{label}\s+600\s+2\s", summary, flags=re.M), summary
-    assert re.search(r"time: [\d.]+ s wall for 6 cells = [\d.]+ ms per cell, of which the kernels [\d.]+ ms", summary)
+    assert re.search(r"time: 6 cells, [\d.]+ s wall on \d+ workers?; per cell of work [\d.]+ ms, of which the kernels "
+                     r"[\d.]+ ms", summary)
     # the same from Python: the same table, bit for bit
     sys.path.insert(0, str(cwd))
     try:
@@ -128,7 +130,9 @@ def test_help_starts_with_the_tools_own_description():
     head = proc.stdout.splitlines()
     assert head[0].startswith("drift-bandits: experiments with bandits in changing environments")
     text = "\n".join(head[:25])
-    assert "Common commands:" in text and "algos=[mine,ucb1,glr_klucb]" in text and "docs/usage.md" in text
+    assert "Common commands:" in text and "algos=[mine,ucb1,glr_klucb]" in text
+    assert "drift-bandits docs usage" in proc.stdout and "drift-bandits docs errors" in proc.stdout
+    assert "source repository" not in proc.stdout  # the docs ship with the package
     assert proc.stdout.index("Common commands:") < proc.stdout.index("powered by Hydra")
 
 
@@ -225,9 +229,10 @@ def test_the_tour_the_plot_stage_and_a_short_crosscheck_leave_a_clone_clean(clon
 
 
 def test_a_real_install_works_inside_a_project_with_its_own_experiments_package(tmp_path):
-    """``pip install`` of the repository (a built wheel, not editable) into a folder of its own;
+    """``pip install`` of the repository (a built wheel, not editable) into a fresh venv;
     a project whose ``experiments/`` package shadows nothing of ours: the API, the console
-    script (the README tour, from ``drift-bandits examples``) and the plot stage all work."""
+    script (the README tour, from ``drift-bandits examples``), the plot stage and the guides
+    (``drift-bandits docs``, read from the installed package outside the checkout) all work."""
     src = tmp_path / "src"  # the sources (tracked and new files), so that building leaves the checkout alone
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
                             capture_output=True, text=True, check=True).stdout.split()
@@ -241,17 +246,24 @@ def test_a_real_install_works_inside_a_project_with_its_own_experiments_package(
     wheels = tmp_path / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w",
                     str(wheels), str(src)], check=True, capture_output=True, timeout=600)
-    site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
+    venv = tmp_path / "venv"  # a fresh venv
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=600)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    # Its dependencies (numpy, hydra, ...) are this environment's, offline: their folder is added as a path,
+    # whose .pth files (this checkout's editable install among them) are not read.
+    (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
                     *map(str, wheels.glob("*.whl"))], check=True, capture_output=True, timeout=600)
     assert not (site / "experiments").exists()  # one top-level name
     proj = tmp_path / "proj"
     (proj / "experiments").mkdir(parents=True)
     (proj / "experiments" / "__init__.py").write_text('"""The user\'s own experiments package."""\n')
     (proj / "experiments" / "api.py").write_text("VALUE = 42\n")
-    env = {**os.environ, "PYTHONPATH": str(site), "PYTHONNOUSERSITE": "1"}
-    script = shutil.which("drift-bandits", path=str(site / "bin")) or str(site / "bin" / "drift-bandits")
-    cli = [sys.executable, script]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX")}
+    env.update(PYTHONNOUSERSITE="1", VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    cli = [str(venv / "bin" / "drift-bandits")]
 
     def sh(args, timeout=900):
         proc = subprocess.run(args, cwd=proj, env=env, capture_output=True, text=True, timeout=timeout)
@@ -261,8 +273,20 @@ def test_a_real_install_works_inside_a_project_with_its_own_experiments_package(
     code = ("import bandits, experiments.api; from bandits import simulate; "
             "assert str(bandits.__file__).startswith(%r), bandits.__file__; assert experiments.api.VALUE == 42; "
             "t = simulate(env='sinusoid', algos=['sw_ucb_obl', 'bob'], T=500, trials=2, seed=0); print(len(t))")
-    assert sh([sys.executable, "-c", code % str(site)]).stdout.strip() == "4"
+    assert sh([str(python), "-c", code % str(site)]).stdout.strip() == "4"
     assert sh([*cli, "--help"]).stdout.startswith("drift-bandits: experiments with bandits")
+    guide = site / "bandits" / "guide"  # the wheel holds the pages' text, not links into a checkout
+    assert {p.name for p in guide.iterdir()} >= {"usage.md", "errors.md", "architecture.md"}
+    assert not any(p.is_symlink() for p in guide.iterdir())
+    listed = sh([*cli, "docs"]).stdout
+    assert re.search(r"^  usage\s+Using drift-bandits$", listed, flags=re.M), listed
+    for topic, page in (("usage", "usage"), ("errors", "errors"), ("adding-an-algorithm", "architecture")):
+        shown = sh([*cli, "docs", topic]).stdout
+        assert shown.rstrip("\n") == (ROOT / "docs" / f"{page}.md").read_text().split("\n", 1)[1].strip("\n")
+    sh([*cli, "docs", "--out", "guides"])
+    assert sorted(p.name for p in (proj / "guides").iterdir()) == sorted(p.name for p in guide.iterdir())
+    wrong = subprocess.run([*cli, "docs", "usgae"], cwd=proj, env=env, capture_output=True, text=True, timeout=120)
+    assert wrong.returncode == 2 and "did you mean 'usage'?" in wrong.stderr and "Traceback" not in wrong.stderr
     sh([*cli, "examples"])
     for words in tour_commands():
         args = words[2:] if words[1] == "run.py" else words[1:]

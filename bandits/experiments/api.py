@@ -34,7 +34,9 @@ import pandas as pd
 from bandits.algorithms.protocol import is_protocol_policy
 from bandits.errors import ConfigError
 from bandits.experiments import registry
+from bandits.experiments.adaptive_trials import auto_trials, run_auto
 from bandits.experiments.names import check_algo_key, file_name
+from bandits.experiments.params import recorded_params
 from bandits.experiments.runner import (
     LIMITS,
     SEED_MAX,
@@ -46,6 +48,7 @@ from bandits.experiments.runner import (
     horizons,
     plan,
 )
+from bandits.experiments.store import ORDER
 from bandits.simulation import guarded
 
 
@@ -90,7 +93,7 @@ def _algorithms(algos) -> dict:
         if cfg is None:  # an object
             if callable(getattr(spec, "check_params", None)):
                 guarded(spec, "check_params", "before any work")
-            name, obj, cfg = key or type(spec).__name__, spec, {**_params(spec), "label": None}
+            name, obj, cfg = key or type(spec).__name__, spec, recorded_params(spec, {**_params(spec), "label": None})
             cfg["name"] = name
         else:
             name, obj, cfg = algorithm(cfg, key)
@@ -171,17 +174,21 @@ def _check_algos(algos) -> None:
             raise _bad("algos", spec, allowed)
 
 
-def simulate(env, algos, T, trials: int = 10, seed: int = 0, n_jobs: int = 1, experiment: str = "adhoc",
+def simulate(env, algos, T, trials: int | str = 10, seed: int = 0, n_jobs: int = 1, experiment: str = "adhoc",
              results_dir: str | Path | None = None, save_actions: bool = False, overwrite: bool = False,
-             progress: bool = False) -> pd.DataFrame:
+             progress: bool = False, auto: dict | None = None) -> pd.DataFrame:
     """Run ``algos`` on ``env`` for each horizon in ``T`` and ``trials`` trials from the
     root ``seed``; return the result table (one row per algorithm, T and trial). Every
     argument is checked before any work: bad input raises :class:`bandits.errors.ConfigError`
-    (a ``ValueError``) with one paragraph naming the argument and what it takes."""
+    (a ``ValueError``) with one paragraph naming the argument and what it takes.
+    ``trials="auto"`` adds trials in looks until every algorithm is told apart from the best
+    (``auto``: first, step, max_trials, precision, confidence, as the command line's ``auto.*``;
+    :mod:`bandits.experiments.adaptive_trials`); the verdict is the table's ``attrs["auto"]``."""
     _check_env(env)
     _check_algos(algos)
     Ts = _horizons(T)
-    trials = _integer("trials", trials, 1, LIMITS["trials"])
+    looks = auto_trials(trials, auto, LIMITS["trials"])
+    trials = looks.first if looks else _integer("trials", trials, 1, LIMITS["trials"])
     seed = _integer("seed", seed, 0, SEED_MAX)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or not (n_jobs == -1 or n_jobs >= 1):
         raise _bad("n_jobs", n_jobs, "must be a positive number of workers or -1 (all cores)")
@@ -191,7 +198,15 @@ def simulate(env, algos, T, trials: int = 10, seed: int = 0, n_jobs: int = 1, ex
     folder = _results_dir(results_dir)
     env_name, env_obj, env_cfg = _environment(env)
     setup = Setup(experiment, env_name, env_obj, env_cfg, _algorithms(algos), Ts, trials, seed, int(n_jobs),
-                  flags["save_actions"], flags["overwrite"], folder)
-    p = plan(setup)
-    tables = execute(p, progress=flags["progress"])
-    return gather(p, tables, full=True)
+                  flags["save_actions"], flags["overwrite"], folder, auto=looks)
+
+    def run(setups):
+        p = plan(setups[0])
+        return gather(p, execute(p, progress=flags["progress"]), full=True)
+
+    if looks is None:
+        return run([setup])
+    rows, verdict = run_auto([setup], looks, run, lambda _: None)
+    rows = rows.sort_values(ORDER, kind="stable").reset_index(drop=True)  # the order of one gathered table
+    rows.attrs["auto"] = verdict
+    return rows

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -92,9 +91,14 @@ def hydra_error(exc: Exception) -> ConfigError:
     malformed override, a key that does not exist)."""
     from hydra.errors import MissingConfigException, OverrideParseException
 
+    from bandits.experiments.messages import missing_plugin, unknown_config
+
+    plugin = missing_plugin(exc) if isinstance(exc, MissingConfigException) else None
+    if plugin:  # hydra/launcher=slurm without the cluster extra
+        return ConfigError(plugin)
     if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and exc.options:
         group, _, name = str(exc.missing_cfg_file).rpartition("/")
-        return ConfigError(f"no {group or 'config'} config named {name!r}; valid names: {', '.join(exc.options)}.")
+        return ConfigError(unknown_config(group or "config", name, exc.options))
     lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("See https")]
     text = " ".join(lines) or type(exc).__name__
     if isinstance(exc, OverrideParseException):
@@ -134,45 +138,12 @@ def unknown_key(exc: Exception, job: list[str]) -> ConfigError | None:
                        f"of your own (a parameter of your policy, say) is added with +{key}=...")
 
 
-ALGO_LIST = re.compile(r"^\+?algos=\[(.*)\]$")
-ALGO_UNDER = re.compile(r"^\+?algo@algos\.([^=]*)=")
-
-
 def algo_list(argv: list[str]) -> list[str]:
-    """``algos=[mine,ucb1,glr:glr_klucb]`` -> one ``+algo@algos.<key>=<config>`` per entry (a
-    ``key:config`` pair names the key; a key that is no algorithm config starts from
-    ``custom``, for ``algos.<key>._target_=...``). Outside an experiment, an ad-hoc command
-    that lists algorithms under ``algos`` (this way or with ``+algo@algos.<key>=...``) runs
-    those alone: the default ``algo`` is dropped unless ``algo=...`` is given."""
-    from bandits.experiments.names import check_algo_key
-    from bandits.experiments.registry import names
+    """``algos=[...]`` (exactly these algorithms) and ``+algos=[...]`` (these added to the
+    experiment's) as the overrides that compose them: :mod:`bandits.experiments.algo_lists`."""
+    from bandits.experiments.algo_lists import expand
 
-    out = []
-    for a in argv:
-        under = ALGO_UNDER.match(a)
-        if under is not None:
-            check_algo_key(under.group(1))  # before Hydra reads `_global_` as a package
-        m = ALGO_LIST.match(a)
-        if m is None:
-            out.append(a)
-            continue
-        for item in (i.strip() for i in m.group(1).split(",")):
-            if not item:
-                continue
-            key, _, config = item.partition(":")
-            check_algo_key(key)
-            config = config or (key if key in names("algo") else "custom")
-            if config not in names("algo"):
-                raise ConfigError(f"algos=[...]: no algorithm config named {config!r} (entry {item!r}); valid "
-                                  f"names: {', '.join(names('algo'))}.")
-            out.append(f"+algo@algos.{key}={config}")  # in place: a leading -m stays first
-    keys = [a.split("=")[0] for a in out if "=" in a]
-    adhoc = not any(k.lstrip("+") == "experiment" for k in keys)
-    under_algos = any(k.startswith("+algo@algos.") for k in keys)
-    explicit = any(k.lstrip("+~") == "algo" for k in keys) or "~algo" in out
-    if adhoc and under_algos and not explicit:
-        out.append("~algo")
-    return out
+    return expand(argv)
 
 
 def static_keys(parent: str, job: list[str]) -> list[str] | None:
@@ -437,7 +408,9 @@ def entry(argv: list[str]) -> int:
     if code != OK:
         return code
     if multirun and len(SWEEP) > 1:
-        sweep_summary(SWEEP)
+        from bandits.experiments.sweep_report import sweep_summary
+
+        sweep_summary(SWEEP, jobs(argv))
     return OK
 
 
@@ -481,72 +454,6 @@ def _skip_validating_checked_jobs() -> None:
     Sweeper.validate_batch_is_legal = validate_unchecked
 
 
-def sweep_summary(jobs: list) -> None:
-    """After a -m sweep run in this process: one summary of every job's rows and one figure
-    (the generic figure of the combined rows, relabelled together), in the first job's results
-    folder as ``figures/sweep.png``."""
-    import pandas as pd
-
-    from bandits.experiments.figures import common
-    from bandits.experiments.labels import assign_labels
-    from bandits.experiments.summary import summary_text
-
-    rows = pd.concat([r for _, r in jobs if not r.empty], ignore_index=True)
-    if rows.empty:
-        return
-    if rows["experiment"].nunique() > 1:  # a sweep over experiments: each table has its own summary above
-        print(f"\nsweep of {len(jobs)} jobs into {rows['experiment'].nunique()} tables; each one's summary is above.")
-        return
-    rows = rows.assign(label=assign_labels(rows))
-    print(f"\nsweep of {len(jobs)} jobs, {len(rows)} cells:\n{summary_text(rows)}")
-    out = jobs[0][0] / "figures"
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        names = sweep_figure(rows, out, lambda: with_curves(jobs, rows))
-    except Exception as exc:  # noqa: BLE001 -- the sweep ran; only its figure failed
-        common.notice("sweep", f"figure failed ({common.one_line(exc)})", "the summary above stands")
-        return
-    print(f"figure{'s' if len(names) > 1 else ''}: {', '.join(str(out / f'{n}.png') for n in names)}")
-
-
-def with_curves(jobs: list, rows):
-    """``rows`` (a sweep's light rows, labelled) with every column of their tables, curves
-    included, read back by cell key from each job's table."""
-    import pandas as pd
-
-    from bandits.experiments import store
-
-    parts = [store.read_rows(folder / "tables" / f"{name}.parquet", group["cell_key"])
-             for folder, job in jobs if not job.empty for name, group in job.groupby("experiment")]
-    full = pd.concat(parts, ignore_index=True).drop_duplicates("cell_key").drop(columns="label")
-    return rows[["cell_key", "label"]].merge(full, on="cell_key", how="left", validate="one_to_one")
-
-
-def sweep_figure(rows, out: Path, curves=None) -> list[str]:
-    """The sweep's figure: its final regret against the swept parameter when the jobs vary one
-    setting of one environment (``sweep.png``), else its regret figure, one per problem (at a
-    single horizon, regret against t: ``curves()`` gives the rows with their curves, which a
-    run's light rows lack)."""
-    from bandits.experiments.figures import generic
-
-    problems = generic.problem_configurations(rows)
-    envs = rows["env"].nunique() if "env" in rows else 1
-    swept = generic.sweeps("sweep", rows) if envs == 1 else {}
-    if swept:
-        param, values = next(iter(swept.items()))
-        generic.sweep_figure("sweep", param, values, rows, out, str(rows["env"].iloc[0]))
-        return [f"sweep_sweep_{re.sub(r'[^A-Za-z0-9_.-]', '_', param)}"]
-    if rows["T"].nunique() == 1 and "regret_curve" not in rows.columns and curves is not None:
-        rows = curves()
-        problems = generic.problem_configurations(rows)
-    names = []
-    for suffix, problem, mine in problems:
-        name = "sweep" if len(problems) == 1 else f"sweep_{suffix}"
-        generic.regret_figure(name, problem, mine, out, table="sweep")
-        names.append(name)
-    return names
-
-
 HELP = """\
 drift-bandits: experiments with bandits in changing environments. Faithful, fast
 baselines (SW-UCB, BOB, EXP3.S, UCB, GLR-klUCB, M-UCB, CUSUM-UCB, D-LinUCB, MASTER,
@@ -562,11 +469,17 @@ Common commands:
   drift-bandits plots --highlight mine                 figures and claims of every table in outputs/
 
 Also: drift-bandits examples [DIR] (writes the example policy and problems, default
-./examples), drift-bandits collect +experiment=NAME, drift-bandits docs (in a checkout),
-drift-bandits commands 'CMD' 'CMD' ... (several commands in one process), dry_run=true
-(validate only), debug=true (tracebacks). Results go to ./outputs/ (results_dir=...).
-Docs: docs/usage.md (every key, algorithm, environment, experiment), docs/errors.md,
-docs/cluster.md in the source repository; `python -m pydoc bandits`.
+./examples), drift-bandits collect +experiment=NAME, drift-bandits commands 'CMD' 'CMD' ...
+(several commands in one process), dry_run=true (validate only), debug=true (tracebacks).
+Results go to ./outputs/ (results_dir=...).
+
+Docs, shipped with the package (drift-bandits docs lists them; --out DIR writes them as files):
+  drift-bandits docs usage            every key, algorithm, environment and experiment, your
+                                      policy and data, the Python API
+  drift-bandits docs errors           exit codes, what is checked before any work, the limits
+  drift-bandits docs architecture     adding an algorithm, an environment or an experiment
+  drift-bandits docs cluster          SLURM and Dask
+and `python -m pydoc bandits`.
 """
 
 SUBCOMMANDS = ("plots", "docs", "collect", "examples", "commands")
@@ -634,10 +547,9 @@ def subcommand(name: str, argv: list[str]) -> int:
     if name == "plots":
         from bandits.experiments.figures.stage import main as plots
 
-        plots(argv)
-        return OK
-    if name == "docs":
-        from bandits.experiments.docs import main as docs
+        return plots(argv)  # OK, or BAD_INPUT for an --experiment that names no table
+    if name == "docs":  # the guides shipped with the package (--render: a checkout's docs from its results)
+        from bandits.experiments.guide import main as docs
 
         return docs(argv)
     from bandits.experiments.collect import collect

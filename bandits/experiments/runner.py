@@ -35,8 +35,10 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from bandits.algorithms.protocol import is_protocol_policy
 from bandits.errors import ConfigError, ReportedError, Unavailable, last_line, require_float, require_int
 from bandits.experiments import store, timings
+from bandits.experiments.adaptive_trials import AutoTrials, auto_trials, run_auto
 from bandits.experiments.fingerprint import code_fingerprint, package_version, provenance, source_hash, stable_hash
 from bandits.experiments.names import NAME_MAX, check_algo_key, check_label, file_name  # noqa: F401
+from bandits.experiments.params import recorded_params
 from bandits.experiments.worker import Batch, CellSpec, Done, Failed, WorkerTraceback, run_tagged, to_json
 from bandits.simulation import check_needs, guarded, learner_info, problem_kinds, stream
 
@@ -101,13 +103,14 @@ def check_parameters(kind: str, target: str, given: list) -> None:
 
     from hydra.utils import get_class
 
+    from bandits.experiments.targets import import_problem
+
     quiet = logging.getLogger("hydra.utils")
     level, quiet.level = quiet.level, logging.CRITICAL  # the error is reported below, once
     try:
         cls = get_class(target)
     except Exception as exc:  # noqa: BLE001 -- hydra wraps import errors of every kind
-        raise ConfigError(f"{kind}._target_={target} cannot be imported ({last_line(exc.__cause__ or exc)}); "
-                          "a module in the current directory works, or give package.module.Class.") from None
+        raise import_problem(kind, target, exc) from None  # the class or module missing, named
     finally:
         quiet.setLevel(level)
     try:
@@ -133,7 +136,7 @@ def algorithm(spec: dict, name: str | None = None):
         check_algo_key(name)
     built_name, obj = build(spec, "algo")
     name = name or spec.get("name") or built_name
-    return name, obj, {**spec, "name": name, "label": spec.get("label")}
+    return name, obj, recorded_params(obj, {**spec, "name": name, "label": spec.get("label")})
 
 
 ALGO_PREFIX = re.compile(r"(?<![\w.])algo\.(?=\w)")
@@ -176,6 +179,8 @@ class Setup:
     keyed: bool = True  # the algorithms sit under algos.<name> (not a single algo)
     batch_cells: int = 20_000  # cells of one batch (and shard) at most; 1 = a batch and a file per cell
     batch_s: float = 10.0  # seconds of work a batch is sized to (what an interrupt can lose per worker)
+    auto: AutoTrials | None = None  # trials=auto: trials added in looks (bandits.experiments.adaptive_trials)
+    trials_from: int = 0  # the first trial of the cells to plan (a later look of trials=auto)
 
 
 def horizons(value, scale: float = 1.0) -> list:
@@ -203,8 +208,8 @@ def experiment_name(value) -> str:
 
 
 # The top-level keys of conf/config.yaml (hydra's own node aside): anything else is a typo.
-TOP_LEVEL = ("algo", "env", "algos", "scenarios", "experiment_name", "T", "horizon_scale", "trials", "seed", "n_jobs",
-             "overwrite", "save_actions", "dry_run", "debug", "results_dir", "parallel", "slurm")
+TOP_LEVEL = ("algo", "env", "algos", "scenarios", "experiment_name", "T", "horizon_scale", "trials", "auto", "seed",
+             "n_jobs", "overwrite", "save_actions", "dry_run", "debug", "results_dir", "parallel", "slurm")
 SEED_MAX = 2 ** 63 - 1  # the seed column is a 64-bit integer
 LIMITS = {"trials": 1_000_000, "T": 10 ** 9}
 
@@ -272,7 +277,8 @@ def setup_from_config(cfg: DictConfig) -> Setup:
     _bool("dry_run", cfg.get("dry_run", False))
     scale = require_float("horizon_scale", cfg.get("horizon_scale", 1.0), minimum=0.0, strict=True)
     Ts = horizons(cfg.T, scale)
-    trials = require_int("trials", cfg.trials, minimum=1, maximum=LIMITS["trials"])
+    auto = auto_trials(cfg.trials, plain(cfg.auto) if cfg.get("auto") else None, LIMITS["trials"])
+    trials = auto.first if auto else require_int("trials", cfg.trials, minimum=1, maximum=LIMITS["trials"])
     seed = check_seed(cfg)
     n_jobs = require_int("n_jobs", cfg.n_jobs)
     if n_jobs == 0:
@@ -317,7 +323,7 @@ def setup_from_config(cfg: DictConfig) -> Setup:
     batch_s = require_float("parallel.batch_s", par.get("batch_s", 10.0), minimum=0.0)
     return Setup(name, env_name, env, env_cfg, algos, Ts, trials, seed, n_jobs, save_actions, overwrite,
                  Path(results_dir), backend, par.get("address"), keyed=None not in algo_cfgs,
-                 batch_cells=batch_cells, batch_s=batch_s)
+                 batch_cells=batch_cells, batch_s=batch_s, auto=auto)
 
 
 # ----------------------------------------------------------------------------- planning
@@ -491,7 +497,8 @@ def plan(setup: Setup) -> Plan:
     Raises ConfigError before any work starts."""
     out = Plan(check_setup(setup))
     check_inputs_apart(setup)
-    check_results_folder(setup.results_dir, len(setup.Ts) * setup.trials * len(setup.algos),
+    trials = setup.auto.max_trials if setup.auto else setup.trials  # trials=auto: room for its cap
+    check_results_folder(setup.results_dir, len(setup.Ts) * trials * len(setup.algos),
                          max(setup.Ts) if setup.save_actions else 0, setup.experiment)
     stored = store.scan(out.folder) if out.folder is not None else store.Stored()
     out.stored, out.corrupt = stored, stored.corrupt
@@ -500,13 +507,13 @@ def plan(setup: Setup) -> Plan:
         out.instances[T] = inst
         for name, (obj, spec) in setup.algos.items():
             with at_key(algo_key(setup, name)):
-                check_needs(obj, name, inst, setup.env_name)
+                check_needs(obj, name, inst, setup.env_name, setup.env)
                 learner_info(obj, inst)  # an oracle reference told what this problem does not know: refused now
                 if callable(getattr(obj, "resolve", None)):
                     guarded(obj, "resolve", f"algo={name}, T={T}", T, inst.info)  # impossible constants, now
             config_hash = stable_hash({"env": setup.env_cfg, "algo": spec, "T": T, "seed": setup.seed})
             code = cell_code(obj, setup.env)
-            for trial in range(setup.trials):
+            for trial in range(setup.trials_from, setup.trials):
                 key = stable_hash({"experiment": setup.experiment, "config": config_hash, "trial": trial,
                                    "code": code, "save_actions": setup.save_actions})
                 cell = Cell(name, obj, spec, T, trial, key, config_hash)
@@ -665,7 +672,7 @@ class Running:
                      "code": code_fingerprint(), "version": package_version(), "save_actions": s.save_actions,
                      "provenance": provenance(),
                      "env_info": {T: to_json(stored_info(inst)) for T, inst in plan.instances.items()}}
-        plan.timing.update(write_s=0.0, worker_s=0.0, kernel_s=0.0)
+        plan.timing.update(write_s=0.0, worker_s=0.0, kernel_s=0.0, warm_s=0.0)
         self.writer = Writer(plan.folder, s.batch_cells, s.batch_s, plan.timing, plan.stored)
         self.batches = Batches(plan, s.batch_cells, s.batch_s, workers)
         self.sink = self.writer.add if sink_in_process else None
@@ -683,6 +690,7 @@ class Running:
             if self.failed is not None:
                 break
             self.sent += 1
+            self.plan.timing.setdefault("first_batch", time.time())  # its batches' span starts here
             yield delayed(run_tagged)(tag, self.meta, s.env, self.plan.instances[b.T], b, s.batch_s, self.sink)
         self.all_sent = True
 
@@ -697,6 +705,8 @@ class Running:
         self.out.append(done._replace(rows=None))
         self.plan.timing["worker_s"] += done.seconds
         self.plan.timing["kernel_s"] += done.kernel_s
+        self.plan.timing["warm_s"] += done.warm_s
+        self.plan.timing["last_batch"] = time.time()
 
     @property
     def finished(self) -> bool:
@@ -1070,11 +1080,42 @@ def run(cfg: DictConfig, progress: bool = True, full: bool = False) -> pd.DataFr
         setups = [check_setup(setup_from_config(job)) for job in jobs]  # all validated before the first runs
     else:
         setups = [setup_from_config(jobs[0])]
+    if setups[0].auto is not None and not jobs[0].get("dry_run"):
+        return run_auto_trials(jobs, setups, progress, full)
     return run_setups(jobs, setups, progress, full, ready)
 
 
+def compared(plan: Plan) -> set:
+    """The comparators of a plan's regret (one per instance; the environment records it)."""
+    from bandits.experiments.regret_kind import comparator
+
+    return {comparator(stored_info(inst)) for inst in plan.instances.values()}
+
+
+def run_auto_trials(jobs: list, setups: list, progress: bool, full: bool) -> pd.DataFrame:
+    """:func:`run` with ``trials=auto``: the looks of :func:`bandits.experiments.adaptive_trials.run_auto`,
+    each a :func:`run_setups` of the trials it adds, then one summary of every trial and the
+    comparison with the best."""
+    from bandits.experiments.summary import summary_text
+
+    comparators: set = set()
+
+    def look(ss):
+        rows = run_setups(jobs, ss, progress, full, report=False)
+        comparators.update(rows.attrs.get("comparators", ()))
+        return rows
+
+    rows, verdict = run_auto(setups, setups[0].auto, look, log.info)
+    log.info(summary_text(rows, comparators=comparators))
+    log.info(verdict)
+    for s in setups:
+        if s.results_dir is not None:
+            log.info(f"table: {s.results_dir / 'tables' / f'{s.experiment}.parquet'}")
+    return rows
+
+
 def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = False,
-               ready: list | None = None) -> pd.DataFrame:
+               ready: list | None = None, report: bool = True) -> pd.DataFrame:
     """:func:`run` of jobs whose setups are built (by :func:`setup_from_config`): plan each
     (``ready``: their plans, drawn ahead), run the batches of all of them as one stream on one
     pool of workers (:func:`execute_all`; one plan after the other where their backends or
@@ -1110,16 +1151,18 @@ def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = Fal
         executed = time.time()
         start = max(last_end, executing)
         rows, table = gather_table(p, full=full)
-        ran = rows[rows["cell_key"].isin({c.key for c in p.todo})] if p.todo else rows.iloc[:0]
-        log.info(summary_text(rows, timing_text(executed - start, len(p.todo), float(ran["wall_time_s"].sum()))))
+        workers = 1 if s.n_jobs == 1 else effective_workers(s)
+        span = p.timing.pop("last_batch", executed) - p.timing.pop("first_batch", executed)
+        if report:  # (trials=auto reports once, after its last look)
+            log.info(summary_text(rows, timing_text(span, len(p.todo), workers, p.timing), comparators=compared(p)))
         end = time.time()
         timings.record(s.results_dir, stage="run", experiment=s.experiment, cells_run=len(p.todo),
-                       cells_stored=len(p.done), workers=1 if s.n_jobs == 1 else effective_workers(s),
-                       start=round(last_end, 3), end=round(end, 3),
+                       cells_stored=len(p.done), workers=workers, start=round(last_end, 3), end=round(end, 3),
                        execute_s=executed - start, gather_s=end - executed, **p.timing)
         last_end = end
         later = " (written by the sweep's last job that adds to it)" if p.table_path in DEFER else ""
-        log.info(f"table: {p.table_path}{later}")
+        if report:
+            log.info(f"table: {p.table_path}{later}")
         problems_note(p, table)
         parts[i] = rows
 
@@ -1135,7 +1178,9 @@ def run_setups(jobs: list, setups: list, progress: bool = True, full: bool = Fal
             log.warning(f"interrupted: {stored} cells of this command are stored; run the same command again "
                         "to compute the rest.")
             raise
-    return parts[0] if len(plans) == 1 else pd.concat([parts[i] for i in range(len(plans))], ignore_index=True)
+    out = parts[0] if len(plans) == 1 else pd.concat([parts[i] for i in range(len(plans))], ignore_index=True)
+    out.attrs["comparators"] = set().union(*(compared(p) for p in plans))  # what the summaries say regret is
+    return out
 
 
 def problems_note(plan: Plan, table: pd.DataFrame) -> None:

@@ -3,9 +3,10 @@
 
 Each row has the wall time of the run's parts in the main process (planning, running,
 writing the shards, gathering the table), the time the batches took in the workers and,
-of that, the kernels' (``play`` alone), and when the process started, so that the time
-spent starting Python, importing and composing configs shows as the gaps between rows.
-Appending a line is atomic for lines this short, and a lock keeps writers of one host apart.
+of that, the kernels' (``play`` alone) and the compiling or loading of kernels (``warm_s``),
+and when the process started, so that the time spent starting Python, importing and
+composing configs shows as the gaps between rows. Appending a line is atomic for lines this
+short, and a lock keeps writers of one host apart.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 COLUMNS = ["stage", "experiment", "cells_run", "cells_stored", "workers", "process_start", "start", "end", "plan_s",
-           "execute_s", "worker_s", "kernel_s", "write_s", "gather_s", "pid"]
+           "execute_s", "worker_s", "kernel_s", "write_s", "gather_s", "pid", "warm_s"]
 FILE = "timings.csv"
 
 _IMPORTED = time.time()
@@ -61,21 +62,27 @@ def process_started() -> float:
 
 def record(results_dir: Path | None, **row) -> None:
     """Append one row to ``<results_dir>/timings.csv`` (nothing without a results folder; a
-    folder that cannot take it costs the run nothing)."""
+    folder that cannot take it costs the run nothing). A file begun by an older version keeps
+    its own columns: the row is written in them, so that every line matches the header."""
     if results_dir is None:
         return
     import fcntl
 
     row = {"process_start": round(process_started(), 3), "pid": os.getpid(), **row}
-    line = io.StringIO()
-    csv.DictWriter(line, COLUMNS, extrasaction="ignore").writerow(
-        {k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()})
+    row = {k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}
     path = Path(results_dir) / FILE
     try:
-        with open(path, "a", encoding="utf-8") as fh:
+        with open(path, "a+", encoding="utf-8") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
+            columns = COLUMNS
             if fh.tell() == 0:
                 fh.write(",".join(COLUMNS) + "\n")
+            else:
+                fh.seek(0)
+                columns = next(csv.reader([fh.readline()]), None) or COLUMNS
+                fh.seek(0, os.SEEK_END)
+            line = io.StringIO()
+            csv.DictWriter(line, columns, extrasaction="ignore").writerow(row)
             fh.write(line.getvalue())
     except OSError:
         pass

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bandits.simulation import run_cell, trial_rewards, warm_up_all
+from bandits.simulation import run_cell, trial_rewards, warm_up_all, warm_up_regret
 
 LIST_COLUMNS = ("checkpoints", "regret_curve", "reward_curve", "actions")
 
@@ -46,13 +46,15 @@ class Batch(NamedTuple):
 
 class Done(NamedTuple):
     """What a batch returns: its horizon, how many cells, its wall time in the worker (without
-    the time a writer took), the sum of its kernels' times, and its rows (None when they were
-    handed to a writer already)."""
+    the time a writer took), the sum of its kernels' times, its rows (None when they were
+    handed to a writer already), and the part of its wall time spent compiling or loading
+    kernels (numba's cache: seconds on a cold cache, milliseconds on a warm one)."""
     T: int
     cells: int
     seconds: float
     kernel_s: float
     rows: dict | None
+    warm_s: float = 0.0
 
 
 def to_json(obj) -> str:
@@ -108,7 +110,7 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
     the batch runs in the main process) hand them to it instead, every ``batch_s`` seconds and
     before any failure propagates, so that an interrupt keeps every finished cell."""
     rows: list = []
-    kernel = handed = 0.0
+    kernel = handed = warm = 0.0
     start = last = time.monotonic()
 
     def hand():  # the writer's time is its own, not the batch's
@@ -124,7 +126,10 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
         for i, (trial, cells) in enumerate(batch.trials):
             rewards = trial_rewards(env, instance, meta["seed"], batch.T, trial)
             if i == 0:  # every kernel of the batch, in turns with the other workers (cold numba cache)
+                began = time.monotonic()
                 warm_up_all([c.algo for _, batch_cells in batch.trials for c in batch_cells], instance, rewards)
+                warm_up_regret(instance, rewards)
+                warm = time.monotonic() - began
             for cell in cells:
                 numbers = run_cell(cell.algo, cell.algo_name, instance, rewards, meta["seed"], batch.T, trial,
                                    meta["save_actions"])
@@ -138,8 +143,8 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
         raise
     if sink is not None:
         hand()
-        return Done(batch.T, batch.cells, time.monotonic() - start - handed, kernel, None)
-    return Done(batch.T, batch.cells, time.monotonic() - start, kernel, columns(rows))
+        return Done(batch.T, batch.cells, time.monotonic() - start - handed, kernel, None, warm)
+    return Done(batch.T, batch.cells, time.monotonic() - start, kernel, columns(rows), warm)
 
 
 class WorkerTraceback(Exception):

@@ -137,8 +137,10 @@ def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
     for k, r in enumerate(restarts):
         ax.plot(r["round"], level.max() + 0.6 if level.size else 1, marker="*", ms=12, color="black",
                 label="restart" if k == 0 else None)
-    ax.plot([], [], color="tab:orange", label="replay start")
-    ax.plot([], [], color="gray", ls=":", label="block boundary")
+    if replays:  # a legend row only for what is drawn
+        ax.plot([], [], color="tab:orange", label="replay start")
+    if blocks:
+        ax.plot([], [], color="gray", ls=":", label="block boundary")
     ax.set_xlabel("t")
     ax.set_ylabel("|M_t|  (replays below 0, by m)")
     integer_axis(ax, "both")  # rounds and numbers of replays are counts

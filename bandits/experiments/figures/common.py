@@ -7,20 +7,30 @@ Readability, one helper each, used by every figure:
 * :func:`curve_styles`: a distinct (colour, marker) pair for every curve of a figure (up to
   20; the same label keeps its style across figures where it can), markers placed sparsely;
   the line style tells the curve's knowledge group (:func:`knowledge_groups`: what the
-  algorithm is told, from what it declares), and :func:`grouped_legend` lists the curves
+  algorithm is told, from what it declares, or "tuned by hand":
+  :mod:`bandits.experiments.figures.knowledge`), and :func:`grouped_legend` lists the curves
   under their group's heading;
 * ``highlight``: curves drawn thicker and on top, the others lighter (the plot stage's
   ``--highlight LABEL[,LABEL]`` or ``DRIFT_BANDITS_HIGHLIGHT``; every drawing function
   takes ``highlight=`` and falls back to the stage's choice, :data:`HIGHLIGHT`);
-* :func:`band_line`: on a log axis a band's lower edge is clipped at a tenth of the mean
-  (with 2-3 trials it often reaches zero or below, which a log axis cannot show);
+* bands: the 95% t-interval over trials, its lower edge clipped at 0 where the regret
+  cannot be negative (pseudo-regret against the best action of each round,
+  :func:`regret_by_T`, :func:`curve_band`), and :func:`band_footer` says so; on a log axis
+  :func:`band_line` clips a band's lower edge at a tenth of the mean (with 2-3 trials it
+  often reaches zero or below, which a log axis cannot show);
+* captions say what was pooled (:func:`bandits.experiments.figures.pooling.pooled_text`:
+  instances, root seeds, whether noise varies) and what the regret is measured against
+  (:func:`say_regret`, :mod:`bandits.experiments.regret_kind`); a figure of regret against
+  T at a single T is a bar chart (:mod:`bandits.experiments.figures.bars`); a legend lists
+  only what is drawn;
 * :func:`log_axis`: log axes label their decades, and 2 and 5 only when the axis spans
   less than two decades (never the crowded 3, 4, 6 ...);
 * :func:`integer_axis`: count axes (rounds t, numbers of replays) get integer ticks;
 * :func:`change_points` / :func:`mark_changes`: the change rounds the environment reported
   (evaluation data, ``env_info``) as thin vertical lines on figures against t;
 * :data:`SCALES`: a figure drawn from a table of a reduced run carries a banner saying so
-  (the stage's scale check, :mod:`bandits.experiments.figures.scale`).
+  (the stage's scale check, :mod:`bandits.experiments.figures.scale`), wrapped to fit the
+  figure like its footer (:mod:`bandits.experiments.figures.layout`).
 """
 
 from __future__ import annotations
@@ -31,7 +41,6 @@ import sys
 import warnings
 import zlib
 from dataclasses import dataclass
-from functools import cache
 from itertools import cycle
 from pathlib import Path
 
@@ -44,7 +53,22 @@ import pandas as pd  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, MaxNLocator  # noqa: E402
 
-from bandits.experiments.summary import t_interval  # noqa: E402
+from bandits.experiments.figures.knowledge import (  # noqa: E402, F401 -- the groups, named here for the modules
+    GROUP_LINES,
+    GROUP_ORDER,
+    KNOWS_B_T,
+    KNOWS_BOTH,
+    KNOWS_UPSILON,
+    ORACLE,
+    OTHER,
+    PARAMETER_FREE,
+    TUNED,
+    knowledge_group,
+)
+from bandits.experiments.figures.layout import axis_label, place_texts  # noqa: E402
+from bandits.experiments.figures.pooling import pooled_text  # noqa: E402
+from bandits.experiments.regret_kind import DYNAMIC, rows_regret_floor, rows_regret_kind  # noqa: E402
+from bandits.experiments.summary import bounded_t_interval  # noqa: E402
 
 # Display names in legends; a label not listed is shown as it is.
 LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": "EXP3.S (Rexp3)",
@@ -202,10 +226,13 @@ def _with_algo(data: pd.DataFrame, rows: pd.DataFrame, key: str) -> pd.DataFrame
 
 def regret_by_T(rows: pd.DataFrame, key: str = "algo") -> pd.DataFrame:
     """Mean final regret and 95% band per (configuration, T). The configuration is the
-    row's label (else algo); ``key`` names its column (paper CSVs keep the name ``algo``)."""
+    row's label (else algo); ``key`` names its column (paper CSVs keep the name ``algo``).
+    The band is the t-interval, its lower edge clipped at 0 where the regret cannot be
+    negative (:func:`bandits.experiments.regret_kind.rows_regret_floor`; :func:`clipped`)."""
     out = []
+    floor = rows_regret_floor(rows)
     for (label, T), g in rows.groupby([config_labels(rows), "T"], sort=True):
-        m, lo, hi = t_interval(g["final_regret"])
+        m, lo, hi, _ = bounded_t_interval(g["final_regret"], floor)
         out.append({key: label, "T": int(T), "trials": len(g), "mean_regret": m, "ci_low": lo, "ci_high": hi})
     return _with_algo(pd.DataFrame(out), rows, key)
 
@@ -255,14 +282,16 @@ def stored_curves(rows: pd.DataFrame, column: str, firsts) -> tuple[dict, object
 
 def curve_band(rows: pd.DataFrame, column: str, key: str = "algo") -> pd.DataFrame:
     """Mean and 95% t-band of a stored curve at every checkpoint, per configuration (the
-    curves from the rows or their tables' files: :func:`stored_curves`)."""
+    curves from the rows or their tables' files: :func:`stored_curves`); a regret curve's
+    band is clipped at 0 where the regret cannot be negative, as in :func:`regret_by_T`."""
     groups = sorted(rows.groupby(config_labels(rows).to_numpy(), sort=True).indices.items())
     checkpoints, curves = stored_curves(rows, column, [idx[0] for _, idx in groups])
+    floor = rows_regret_floor(rows) if column == "regret_curve" else None
     out = []
     for label, idx in groups:
         t = checkpoints[idx[0]]
         values = curves(idx)
-        mean, low, high = t_interval(values, axis=0)
+        mean, low, high, _ = bounded_t_interval(values, floor, axis=0)
         out.append(pd.DataFrame({key: label, "t": t, "trials": len(values), "mean": mean,
                                  "ci_low": low, "ci_high": high}))
     return _with_algo(pd.concat(out, ignore_index=True), rows, key)
@@ -376,96 +405,14 @@ def curve_styles(labels) -> dict:
 
 # ----------------------------------------------------------------------------- what each algorithm is told
 
-KNOWS_B_T = "knows B_T"
-KNOWS_UPSILON = "knows Upsilon_T (number of changes)"
-KNOWS_BOTH = "knows B_T and Upsilon_T"
-PARAMETER_FREE = "told nothing (parameter-free)"
-ORACLE = "oracle (told the change points)"
-OTHER = "other"
-GROUP_ORDER = (KNOWS_B_T, KNOWS_BOTH, KNOWS_UPSILON, PARAMETER_FREE, ORACLE, OTHER)
-GROUP_LINES = {KNOWS_B_T: "--", KNOWS_BOTH: "--", KNOWS_UPSILON: "-.", PARAMETER_FREE: "-", ORACLE: ":",
-               OTHER: "-"}
-# The learner keys (bandits.environments.base.LEARNER_KEYS) that tell an algorithm about the
-# drift: a variation budget, or the number (and size) of the changes.
-VARIATION_KEYS = ("B_T", "Delta_TV")
-CHANGE_KEYS = ("Upsilon_T", "S_switches", "min_change")
-NOT_A_LEARNER = ("recorded_action",)  # the data's own recorded decisions (fig5's company)
-_HIDDEN_PARAMS = ("derived", "label", "name")
-
-
-def _bare(cls, spec: dict):
-    """An object of ``cls`` with its parameters set but its __init__ not run (for an
-    algorithm whose construction fails here, e.g. a missing optional package)."""
-    import inspect
-
-    obj = cls.__new__(cls)
-    try:
-        params = inspect.signature(cls).parameters
-        defaults = {n: p.default for n, p in params.items() if p.default is not inspect.Parameter.empty}
-    except (TypeError, ValueError):
-        defaults = {}
-    obj.__dict__.update({**defaults, **{k: v for k, v in spec.items() if k != "_target_"}})
-    return obj
-
-
-@cache
-def knowledge_group(algo_params: str | None) -> str:
-    """What the algorithm of one stored configuration (the ``algo_params`` JSON, with its
-    ``_target_``) is told about the drift, from what its class declares: an oracle's
-    ``oracle_knowledge``, else the keys its ``needs()`` reads (a constant set in its config
-    counts as told, so it is asked with those constants unset); "other" when the class
-    cannot be found or asked."""
-    import logging
-
-    from hydra.utils import get_class, instantiate
-
-    from bandits.simulation import needs, oracle_knowledge
-
-    try:
-        params = json.loads(algo_params) if isinstance(algo_params, str) else {}
-    except ValueError:
-        return OTHER
-    target = params.get("_target_") if isinstance(params, dict) else None
-    if not isinstance(target, str):
-        return OTHER
-    quiet = logging.getLogger("hydra.utils")
-    level, quiet.level = quiet.level, logging.CRITICAL
-    try:
-        cls = get_class(target)
-    except Exception:  # noqa: BLE001 -- a class not importable here: its group is unknown
-        return OTHER
-    finally:
-        quiet.setLevel(level)
-    spec = {k: v for k, v in params.items() if k not in _HIDDEN_PARAMS}
-
-    def build(spec: dict):
-        try:
-            return instantiate(spec, _convert_="all")
-        except Exception:  # noqa: BLE001 -- construction failed here (an optional package): a bare object
-            return _bare(cls, spec)
-
-    try:
-        oracle = oracle_knowledge(build(spec))
-        if oracle:
-            return ORACLE if set(oracle) <= {"change_points"} else f"oracle (told {', '.join(oracle)})"
-        told = set(needs(build({**spec, **{k: None for k in (*VARIATION_KEYS, *CHANGE_KEYS) if k in spec}})))
-    except Exception:  # noqa: BLE001 -- a class that cannot be asked: its group is unknown
-        return OTHER
-    variation, changes = bool(told & set(VARIATION_KEYS)), bool(told & set(CHANGE_KEYS))
-    if told & set(NOT_A_LEARNER):
-        return OTHER
-    if variation and changes:
-        return KNOWS_BOTH
-    return KNOWS_B_T if variation else KNOWS_UPSILON if changes else PARAMETER_FREE
-
-
 def knowledge_groups(rows: pd.DataFrame) -> dict:
     """label -> knowledge group of every configuration of ``rows`` (empty without ``algo_params``)."""
     if "algo_params" not in rows.columns or rows.empty:
         return {}
     first = rows.assign(_label=config_labels(rows)).drop_duplicates("_label")
-    return {label: knowledge_group(params) for label, params in zip(first["_label"], first["algo_params"],
-                                                                      strict=True)}
+    algos = first["algo"].astype(str) if "algo" in first.columns else pd.Series(None, index=first.index)
+    return {label: knowledge_group(params, algo) for label, params, algo in
+            zip(first["_label"], first["algo_params"], algos, strict=True)}
 
 
 # ----------------------------------------------------------------------------- highlighting
@@ -709,11 +656,13 @@ REFERENCE_STYLES = [("black", "--"), ("dimgray", "-."), ("gray", ":")]
 
 
 def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo", legend_outside: bool = False,
-                groups: dict | None = None, highlight=None) -> list:
+                groups: dict | None = None, highlight=None, regret: str = DYNAMIC) -> list:
     """Curves of ``regret_by_T`` data with their fitted slopes in the legend, and each
     distinct theoretical rate of ``theory`` (label -> (exponent, "a/b")) once, as a
-    reference power law anchored at the first point of the first curve that has it.
-    ``groups``: label -> knowledge group (:func:`knowledge_groups`), for the legend."""
+    reference power law anchored at the first point of the first curve that has it (only
+    when the data span several T: a reference over one T would be a point, listed but not
+    drawn). ``groups``: label -> knowledge group (:func:`knowledge_groups`), for the legend;
+    ``regret``: what the regret is (:mod:`bandits.experiments.regret_kind`), for the y axis."""
     log_axis(ax, "both")
 
     def text(label, d):
@@ -730,11 +679,12 @@ def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo", legend_
         if np.isfinite(exponent) and round(exponent, 6) not in references and anchor > 0:
             references[round(exponent, 6)] = (ref_text, exponent, d["T"].iloc[0], anchor)
     T = np.array([data["T"].min(), data["T"].max()], dtype=float)
-    for (ref_text, exponent, T0, y0), (color, style) in zip(references.values(), cycle(REFERENCE_STYLES)):
+    for (ref_text, exponent, T0, y0), (color, style) in zip(references.values() if T[1] > T[0] else [],
+                                                            cycle(REFERENCE_STYLES)):
         line, = ax.plot(T, y0 * (T / T0) ** exponent, color=color, ls=style, lw=1, label=f"reference slope {ref_text}")
         entries.append(Entry(line, line.get_label()))
     ax.set_xlabel("T")
-    ax.set_ylabel("dynamic regret at T (mean over trials)")
+    ax.set_ylabel(axis_label(f"{regret} at T (mean over trials)"))
     grouped_legend(ax, entries, outside=legend_outside, fontsize=7 if legend_outside else 8,
                    **({} if legend_outside else {"loc": "upper left"}))
     ax.grid(True, which="both", alpha=0.3)
@@ -756,35 +706,75 @@ def with_slopes(data: pd.DataFrame, theory: dict, key: str = "algo") -> pd.DataF
 WIDE_FROM = 7  # curves from which a figure is drawn wide, its legend beside the plot
 
 
-def band_footer(ax, trials: pd.Series, note: str = "") -> str:
-    text = f"bands: 95% t-interval over {trials_text(trials)}{f' ({note})' if note else ''}"
+def clipped(data: pd.DataFrame, mean: str = "mean_regret", low: str = "ci_low", high: str = "ci_high") -> bool:
+    """Whether some band of ``data`` had its lower edge raised to 0 (:func:`regret_by_T`,
+    :func:`curve_band`): a t-interval is symmetric about its mean, so its own lower edge is
+    2 x mean - upper edge."""
+    m, lo, hi = (data[c].to_numpy(dtype=float) for c in (mean, low, high))
+    return bool(np.any((lo == 0.0) & (2 * m - hi < 0.0)))
+
+
+CLIPPED_TEXT = "clipped at 0 (pseudo-regret is never negative)"
+
+
+def band_footer(ax, trials: pd.Series, note: str = "", clipped_at_zero: bool = False, what: str = "bands") -> str:
+    """The footer that says which interval the bands (or error bars) draw: the 95% t-interval
+    over how many trials, what was pooled (``note``), and where its edges were clipped."""
+    text = f"{what}: 95% t-interval over {trials_text(trials)}{f' ({note})' if note else ''}"
+    if clipped_at_zero:
+        text += f", {CLIPPED_TEXT}"
     if getattr(ax, "bands_clipped", False):
         text += f"; on the log axis lower edges clipped at mean x {LOG_BAND_FLOOR:g}"
     return text
 
 
+def say_regret(text: str, regret: str) -> str:
+    """``text`` (a title or axis label written for dynamic regret) for the rows' kind of
+    regret: "regret against the best fixed policy, by t" for "dynamic regret against t"."""
+    if regret == DYNAMIC:
+        return text
+    return text.replace(f"{DYNAMIC} against ", f"{regret}, by ").replace(DYNAMIC, regret)
+
+
 def loglog_figure(rows: pd.DataFrame, fig_name: str, title: str, theory: dict, out_dir: Path,
                   key: str = "algo", wide: bool | None = None, highlight=None) -> pd.DataFrame:
-    """Log-log mean final dynamic regret against T with 95% bands; returns (and writes as
-    CSV) the numbers plotted. ``wide``: room for many curves, the legend beside the plot
-    (default: from WIDE_FROM curves)."""
+    """Log-log mean final regret against T with 95% bands, or at a single T a bar chart of
+    the regret per configuration (:mod:`bandits.experiments.figures.bars`); returns (and
+    writes as CSV) the numbers plotted. ``wide``: room for many curves, the legend beside
+    the plot (default: from WIDE_FROM curves)."""
     data = regret_by_T(rows, key)
     data["code"] = code_versions(rows, fig_name)
     data = with_slopes(data, theory, key)
+    regret, groups = rows_regret_kind(rows), knowledge_groups(rows)
+    title = say_regret(title, regret)
+    if data["T"].nunique() == 1:
+        from bandits.experiments.figures.bars import bar_figure
+
+        T = int(data["T"].iloc[0])
+        fig, ax = bar_figure(data, key, groups, title, f"{regret} at T = {T} (mean over trials)", highlight)
+        return save_figure(fig, data, out_dir, fig_name, band_footer(ax, data["trials"], pooled_text(rows),
+                                                                     clipped(data), what="error bars"))
     wide = data[key].nunique() >= WIDE_FROM if wide is None else wide
     fig, ax = plt.subplots(figsize=(9.5, 5.2) if wide else (6.0, 4.4))
-    plot_loglog(ax, data, theory, key, legend_outside=wide, groups=knowledge_groups(rows), highlight=highlight)
+    plot_loglog(ax, data, theory, key, legend_outside=wide, groups=groups, highlight=highlight, regret=regret)
     ax.set_title(title, fontsize=10)
-    return save_figure(fig, data, out_dir, fig_name, band_footer(ax, data["trials"]))
+    return save_figure(fig, data, out_dir, fig_name, band_footer(ax, data["trials"], pooled_text(rows),
+                                                                 clipped(data)))
 
 
 def curve_figure(rows: pd.DataFrame, fig_name: str, column: str, ylabel: str, title: str, out_dir: Path,
-                 order: list, key: str = "algo", footnote: str = "one instance, noise varies",
-                 highlight=None) -> pd.DataFrame:
-    """Mean cumulative reward or dynamic regret against t, 95% bands, and the change
-    points the environment reported (when the rows' instances share them)."""
+                 order: list, key: str = "algo", footnote: str | None = None, highlight=None) -> pd.DataFrame:
+    """Mean cumulative reward or regret against t, 95% bands, and the change points the
+    environment reported (when the rows' instances share them). A regret figure names the
+    rows' kind of regret (``dynamic regret`` in ``ylabel`` and ``title`` becomes "regret
+    against the best fixed policy" where no change point is known); ``footnote`` (default:
+    what the rows pool, :func:`bandits.experiments.figures.pooling.pooled_text`) goes in
+    the footer."""
     data = curve_band(rows, column, key)
     data["code"] = code_versions(rows, fig_name)
+    if column == "regret_curve":
+        regret = rows_regret_kind(rows)
+        ylabel, title = say_regret(ylabel, regret), say_regret(title, regret)
     wide = data[key].nunique() >= WIDE_FROM
     fig, ax = plt.subplots(figsize=(9.5, 5.2) if wide else (6.0, 4.4))
     entries = draw_curves(ax, data, key, "t", "mean", "ci_low", "ci_high", order, knowledge_groups(rows), highlight)
@@ -794,11 +784,14 @@ def curve_figure(rows: pd.DataFrame, fig_name: str, column: str, ylabel: str, ti
     ax.axhline(0.0, color="black", lw=0.5)
     integer_axis(ax, "x")
     ax.set_xlabel("t")
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(axis_label(ylabel))
     ax.set_title(title, fontsize=10)
     grouped_legend(ax, entries, outside=wide, fontsize=7 if wide else 8)
     ax.grid(True, alpha=0.3)
-    return save_figure(fig, data, out_dir, fig_name, band_footer(ax, data["trials"], footnote))
+    note = pooled_text(rows) if footnote is None else footnote
+    return save_figure(fig, data, out_dir, fig_name, band_footer(ax, data["trials"], note,
+                                                                 clipped(data, "mean") if column == "regret_curve"
+                                                                 else False))
 
 
 def scale_banner(fig_name: str) -> str:
@@ -808,13 +801,9 @@ def scale_banner(fig_name: str) -> str:
 
 
 def save_figure(fig, data: pd.DataFrame, out_dir: Path, fig_name: str, footer: str) -> pd.DataFrame:
-    """Footer, the reduced-scale banner where it applies, PNG + PDF, and the exact numbers
-    plotted as CSV."""
-    fig.text(0.99, 0.01, footer, ha="right", va="bottom", fontsize=7)
-    banner = scale_banner(fig_name)
-    if banner:
-        fig.suptitle(banner, color="firebrick", fontsize=9, fontweight="bold")
-    fig.tight_layout(rect=(0, 0.1 / fig.get_figheight(), 1, 1))  # room for the footer below the axis label
+    """Footer, the reduced-scale banner where it applies (each fitted to the figure's width:
+    :mod:`bandits.experiments.figures.layout`), PNG + PDF, and the exact numbers plotted as CSV."""
+    place_texts(fig, footer, scale_banner(fig_name))
     out_dir.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "pdf"):
         # no creation date in the PDF: the same numbers give the same file (no churn in git)

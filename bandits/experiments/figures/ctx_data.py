@@ -2,10 +2,13 @@
 bundled supervised datasets turned into bandit problems (with and without induced
 drift) and on drifting data streams (``contextual_table``).
 
-* One figure per problem: mean dynamic regret against t at the largest T (95% bands).
+* One figure per problem: mean regret against t at the largest T (95% bands): dynamic
+  regret against the class's best policy of each piece, or, on a problem without change
+  points, the regret against the best fixed policy (the figure says which).
 * ``ctx_data_leaderboard.csv``: per problem, each algorithm's mean final regret relative
   to the best one's, with a 95% paired bootstrap interval, its rank and cost per round
-  (the same table as the K-armed benchmark's).
+  (the same table as the K-armed benchmark's), and the overall ranking across the
+  problems (``ctx_data_leaderboard_overall.csv``).
 * Claims, the comparisons C1-C3 make on synthetic data, asked again on data: on every
   drifting problem, does Ada-ILTCB+ (practical) have lower regret than ILTCB; on every
   problem, does VW's online learner still have the lowest regret of all. Tolerances: none
@@ -19,9 +22,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from bandits.experiments.figures import leaderboard as leaderboards
 from bandits.experiments.figures.claims import have, verdict
 from bandits.experiments.figures.common import LABELS, curve_figure
-from bandits.experiments.figures.nonstationary import leaderboard
+from bandits.experiments.figures.leaderboard import leaderboard
 
 TABLES = ("ctx_data.*",)
 ORDER = ["ada_iltcb_plus", "ada_iltcb_plus_theory", "ada_iltcb_plus_noreplay", "iltcb", "epsilon_greedy", "exp4",
@@ -64,13 +68,11 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
         rows = tables[name]
         top = rows[rows["T"] == rows["T"].max()]
         curve_figure(top, figure, "regret_curve", "dynamic regret (mean over trials)",
-                     f"ctx_data {problem}: {provenance(rows)}", out_dir, ORDER,
-                     footnote="one data set, algorithms' randomness varies")
+                     f"ctx_data {problem}: {provenance(rows)}", out_dir, ORDER)
         board = leaderboard(rows, problem)
-        boards.append(board)
+        boards.append(board.assign(experiment="ctx_data"))
         claims += problem_claims(figure, problem, board, drifting(rows))
-    if boards:
-        pd.concat(boards, ignore_index=True).to_csv(out_dir / "ctx_data_leaderboard.csv", index=False)
+    leaderboards.write(boards, out_dir)
     return claims
 
 

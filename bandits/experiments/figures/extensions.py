@@ -19,6 +19,7 @@ from bandits.experiments.figures.common import (
     LABELS,
     Entry,
     band_footer,
+    clipped,
     code_versions,
     grouped_legend,
     knowledge_groups,
@@ -28,6 +29,7 @@ from bandits.experiments.figures.common import (
     save_figure,
     with_slopes,
 )
+from bandits.experiments.figures.pooling import pooled_text
 
 EXT_THEORY = {
     # Table 2 with B_T fixed: known B_T (opt) d^(2/3) B_T^(1/3) T^(2/3) -> 2/3; the oblivious window
@@ -65,7 +67,8 @@ def lower_bound(rows: pd.DataFrame, out_dir: Path) -> list[dict]:
     curve = rows.groupby("T")["env_info"].first().map(lambda s: json.loads(s)["lower_bound_curve"])
     fig, ax = plt.subplots(figsize=(6.0, 4.4))
     entries = plot_loglog(ax, data, {}, groups=knowledge_groups(rows))
-    line, = ax.plot(curve.index, curve.values, "k--", lw=1, label="d^(2/3) B_T^(1/3) T^(2/3) (constant 1)")
+    line, = ax.plot(curve.index, curve.values, "k--", lw=1, label="d^(2/3) B_T^(1/3) T^(2/3) (constant 1)",
+                    marker="x" if len(curve) == 1 else None)  # one T: a line of no length would not show
     grouped_legend(ax, [*entries, Entry(line, line.get_label())], fontsize=8, loc="upper left")
     ax.set_title("Lower-bound instance (hedging §4): d = 5, B_T = 1", fontsize=10)
     claims = [slope_claim(f"{LABELS.get(algo, algo)} cannot beat the Omega(d^(2/3) B_T^(1/3) T^(2/3)) rate "
@@ -75,5 +78,5 @@ def lower_bound(rows: pd.DataFrame, out_dir: Path) -> list[dict]:
     data = data.drop(columns=["fitted_slope", "theory_slope"])  # the CSV's columns as before
     data["lower_bound_curve"] = data["T"].map(curve)
     data["code"] = code_versions(rows, "lower_bound")
-    save_figure(fig, data, out_dir, "lower_bound", band_footer(ax, data["trials"]))
+    save_figure(fig, data, out_dir, "lower_bound", band_footer(ax, data["trials"], pooled_text(rows), clipped(data)))
     return claims

@@ -1,5 +1,7 @@
 """Generic figures for any table no paper module owns (a user's own runs or sweeps,
-e.g. ``adhoc``), named after the table; one curve per configuration label.
+e.g. ``adhoc``), named after the table; one curve per configuration label. The stage hands
+this module the tables of one experiment together (``bench_mine.abrupt_few``,
+``bench_mine.stationary``, ...: :func:`experiment_of`).
 
 A table may hold several problems (runs of different environments, or of one environment
 with different parameters, into one table): each environment configuration (the ``env``
@@ -8,20 +10,29 @@ column and the ``env_params`` JSON) gets figures of its own, named ``<table>_<pr
 and, in brackets, the parameters that tell it apart from the table's other configurations
 of that environment, as the labels do (:mod:`bandits.experiments.labels`). Within a problem
 the curves are labelled afresh among its own rows (no bracket naming the environment).
+Runs with different root seeds (different instances) get a curve per seed where that stays
+readable, else pooled curves whose caption names the seeds
+(:mod:`bandits.experiments.figures.pooling`).
 
-* several horizons T: mean final dynamic regret against T, log-log, 95% bands, with the
-  fitted slope in the legend where the slope rule measures one (``<table>``);
-* a single horizon: mean cumulative dynamic regret against t from the stored curves,
-  95% bands (``<table>``);
+* several horizons T: mean final regret against T, log-log, 95% bands, with the fitted
+  slope in the legend where the slope rule measures one (``<table>``);
+* a single horizon: mean cumulative regret against t from the stored curves, 95% bands
+  (``<table>``);
 * parameter sweeps: when several labels share an ``algo`` and their configurations
   (algo_params without "derived", and env_params as ``env.<name>``) differ in exactly one
   scalar numeric parameter, also the mean final regret (95% band) at the largest T they
   all have against that parameter, one curve per algo (``<table>_sweep_<param>``); the
   x-axis is logarithmic when the values are positive and span more than 10x. Sweeps
   compare configurations of one environment (by name) only; a sweep of an environment
-  parameter is one such sweep.
+  parameter is one such sweep;
+* the leaderboard of an experiment with several configurations
+  (``<experiment>_leaderboard.csv``, :mod:`bandits.experiments.figures.leaderboard`): one
+  scenario per table's scenario, problem and root seed, and the overall ranking across
+  them when there are several (``<experiment>_leaderboard_overall.csv``).
 
-Each figure's CSV holds the numbers plotted. Generic tables make no claims.
+The regret is named for what it is (:mod:`bandits.experiments.regret_kind`): dynamic regret,
+or the regret against the best fixed policy where no change point is known. Each figure's
+CSV holds the numbers plotted. Generic tables make no claims.
 """
 
 from __future__ import annotations
@@ -36,9 +47,11 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from bandits.experiments.figures import leaderboard as leaderboards
 from bandits.experiments.figures.common import (
     LABELS,
     band_footer,
+    clipped,
     code_versions,
     curve_figure,
     draw_curves,
@@ -49,38 +62,76 @@ from bandits.experiments.figures.common import (
     notice,
     regret_by_T,
     save_figure,
+    say_regret,
 )
+from bandits.experiments.figures.layout import axis_label
+from bandits.experiments.figures.leaderboard import leaderboard
+from bandits.experiments.figures.pooling import pooled_text, seeds_of, separate_seeds
 from bandits.experiments.labels import _flatten, _text, assign_labels
+from bandits.experiments.regret_kind import DYNAMIC, rows_regret_kind
+from bandits.experiments.timings import experiment_group
 
 LOG_SPAN = 10.0  # a sweep's x-axis is logarithmic when its positive values span more than this factor
 
 
+def experiment_of(table: str) -> str:
+    """The experiment of a table: ``bench_mine`` for ``bench_mine.abrupt_few`` (a dot before a
+    digit is the name's own: :func:`bandits.experiments.timings.experiment_group`)."""
+    return str(experiment_group(pd.Series([table])).iloc[0])
+
+
 def draw(tables: dict, out_dir: Path, highlight=None) -> list[dict]:
-    for name, rows in tables.items():
+    """The figures of each table of one experiment and the experiment's leaderboard."""
+    boards = []
+    for name, rows in sorted(tables.items()):
         problems = problem_configurations(rows)
         for suffix, problem, mine in problems:
-            regret_figure(name if len(problems) == 1 else f"{name}_{suffix}", problem, mine, out_dir, highlight,
-                          table=name)
+            regret_figure(name if len(problems) == 1 else f"{name}_{suffix}", problem, separate_seeds(mine),
+                          out_dir, highlight, table=name)
+            boards += problem_leaderboards(experiment_of(name), scenario_name(name, problem, len(problems)), mine)
         by_env = list(rows.groupby(_env_names(rows), sort=True))
         for env, mine in by_env:
             fig_base = name if len(by_env) == 1 else f"{name}_{_safe(env)}"
             for param, values in sweeps(name, mine).items():
                 sweep_figure(fig_base, param, values, mine, out_dir, env, highlight)
+    leaderboards.write(boards, out_dir)
     return []
+
+
+def scenario_name(table: str, problem: str, problems: int) -> str:
+    """A leaderboard scenario: the table's scenario (``abrupt_few`` of ``bench_mine.abrupt_few``)
+    and, where the table holds several problems or has no scenario, the problem."""
+    own = table.partition(".")[2] if experiment_of(table) != table else ""
+    return ", ".join(part for part in (own, problem if problems > 1 or not own else "") if part)
+
+
+def problem_leaderboards(experiment: str, scenario: str, rows: pd.DataFrame) -> list[pd.DataFrame]:
+    """The leaderboard of one problem, one scenario per root seed (an instance: trials pair
+    within it), when it has at least two configurations; oracles (by what their class
+    declares) are listed but not ranked."""
+    if rows["label"].nunique() < 2:
+        return []
+    oracles = {algo for algo, group in knowledge_groups(rows.assign(label=rows["algo"])).items()
+               if str(group).startswith("oracle")}
+    seeds = seeds_of(rows)
+    parts = [(scenario, rows)] if len(seeds) <= 1 else \
+        [(f"{scenario} (seed={seed})", rows[rows["seed"] == seed]) for seed in seeds]
+    return [leaderboard(part, name, oracles).assign(experiment=experiment) for name, part in parts]
 
 
 def regret_figure(name: str, problem: str, rows: pd.DataFrame, out_dir: Path, highlight=None,
                   table: str | None = None) -> pd.DataFrame:
     """Figure ``name``: regret against T (several horizons) or against t (one), titled with
-    the table's name and the problem."""
+    the table's name, the problem and what the regret is measured against."""
     horizons = sorted(rows["T"].unique())
     head = f"{table or name}: {problem}"
+    regret = rows_regret_kind(rows)
     if len(horizons) > 1:
-        return loglog_figure(rows, name, _wrap(f"{head}: dynamic regret against T"), {}, out_dir, key="label",
-                             highlight=highlight)
-    return curve_figure(rows, name, "regret_curve", "dynamic regret (mean over trials)",
-                        _wrap(f"{head}: dynamic regret against t (T = {horizons[0]})"), out_dir, [], key="label",
-                        highlight=highlight)
+        return loglog_figure(rows, name, _wrap(say_regret(f"{head}: {DYNAMIC} against T", regret)), {}, out_dir,
+                             key="label", highlight=highlight)
+    return curve_figure(rows, name, "regret_curve", f"{DYNAMIC} (mean over trials)",
+                        _wrap(say_regret(f"{head}: {DYNAMIC} against t (T = {horizons[0]})", regret)), out_dir, [],
+                        key="label", highlight=highlight)
 
 
 # ----------------------------------------------------------------------------- problems
@@ -208,8 +259,10 @@ def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, out_d
                           groups=groups, highlight=highlight,
                           text=lambda algo, d: f"{LABELS.get(algo, algo)} (T = {horizon[algo]})")
     ax.set_xlabel(param)
-    ax.set_ylabel("dynamic regret at T (mean over trials)")
+    ax.set_ylabel(axis_label(f"{rows_regret_kind(rows)} at T (mean over trials)"))
     ax.set_title(_wrap(f"{name}: {env + ': ' if env else ''}final regret against {param}", 70), fontsize=10)
     grouped_legend(ax, entries)
     ax.grid(True, which="both", alpha=0.3)
-    return save_figure(fig, data, out_dir, fig_name, band_footer(ax, data["trials"]))
+    drawn = rows[rows["label"].isin(data["label"]) & rows["T"].isin(data["T"])]
+    return save_figure(fig, data, out_dir, fig_name, band_footer(ax, data["trials"], pooled_text(drawn),
+                                                                 clipped(data)))

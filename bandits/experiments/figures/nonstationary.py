@@ -5,7 +5,9 @@ modern baselines.
   the leaderboard (``ns_benchmark_leaderboard.csv``): per scenario and T, each
   algorithm's mean final regret relative to the best learner's (the oracle reference is
   listed but never "best"), with a 95% paired bootstrap interval over trials, its rank,
-  and its measured cost per round. Claims: the published rates and orderings of the
+  and its measured cost per round, with the overall ranking across the scenarios in
+  ``ns_benchmark_leaderboard_overall.csv`` (:mod:`~bandits.experiments.figures.leaderboard`).
+  Claims: the published rates and orderings of the
   change-detection literature, and MASTER in practice (Gerogiannis, Huang &
   Veeravalli 2024: its tests are rarely triggered, change detection beats it).
 * ``ns_sensitivity``: the benchmark's abrupt_few problem with the constants we read
@@ -27,11 +29,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from bandits.experiments.figures import leaderboard as leaderboards
 from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
-from bandits.experiments.figures.common import LABELS, code_versions, loglog_figure
-from bandits.experiments.summary import t_interval
+from bandits.experiments.figures.common import LABELS, loglog_figure
+from bandits.experiments.figures.leaderboard import leaderboard
 
 TABLES = ("ns_benchmark.*", "fig2_modern.*", "ns_sensitivity", "modern_sensitivity", "ctx_master_sensitivity")
 # The verdict each sensitivity run probes, per variant of the family: (experiment, prefix of
@@ -40,7 +42,6 @@ SENSITIVITY_VERDICTS = (("modern_sensitivity", "master_oful", "bob", True),
                         ("ns_sensitivity", "master_ucb", "glr_klucb", False),
                         ("ctx_master_sensitivity", "master_iltcb", "ada_iltcb_plus", False))
 
-ORACLES = ("oracle_restart_ucb",)
 DETECTORS = ("glr_klucb", "glr_klucb_global", "cusum_ucb", "m_ucb")
 PASSIVE = ("d_ucb", "sw_ucb_gm", "discounted_ts", "sw_ts")
 PIECEWISE = ("abrupt_few", "abrupt_many_small", "suboptimal_changes")
@@ -57,7 +58,6 @@ RARE_RESTARTS = 0.5
 # GLR-klUCB on a stationary problem stays within this factor of kl-UCB (Besson et al.:
 # "the price of change detection is small when there is no change").
 STATIONARY_PRICE = 2.0
-BOOTSTRAP = {"n_resamples": 2000, "seed": 0}
 
 LABELS.update({"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson sampling", "d_ucb": "D-UCB",
                "sw_ucb_gm": "SW-UCB (G&M)", "discounted_ts": "discounted TS", "sw_ts": "SW-TS",
@@ -106,56 +106,12 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
         elif experiment == "fig2_modern":
             claims += fig2_modern_claims(name, scenario, board)
         claims += sensitivity_claims(experiment, name.replace(".", "_"), board)
-    if boards:
-        out = pd.concat(boards, ignore_index=True)
-        for experiment, board in out.groupby("experiment"):
-            board.drop(columns="experiment").to_csv(out_dir / f"{experiment}_leaderboard.csv", index=False)
+    leaderboards.write(boards, out_dir)
     return claims
 
 
 def claim_figures(tables: dict) -> set:
     return {name.replace(".", "_") for name in tables}
-
-
-# ----------------------------------------------------------------------------- the leaderboard
-
-def ratio_interval(regret: np.ndarray, best: np.ndarray) -> tuple[float, float]:
-    """95% paired percentile-bootstrap interval of mean(regret) / mean(best) over trials
-    (the algorithms of a trial share its rewards, so trials are resampled in pairs)."""
-    if len(regret) < 2 or best.mean() <= 0:
-        r = regret.mean() / best.mean() if best.mean() > 0 else np.inf
-        return float(r), float(r)
-    res = stats.bootstrap((regret, best), lambda a, b, axis: a.mean(axis=axis) / b.mean(axis=axis), paired=True,
-                          vectorized=True, n_resamples=BOOTSTRAP["n_resamples"], method="percentile",
-                          random_state=np.random.default_rng(BOOTSTRAP["seed"]))
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
-
-
-def leaderboard(rows: pd.DataFrame, scenario: str) -> pd.DataFrame:
-    """Per T: every configuration's mean final regret, its ratio to the best learner's
-    (lowest mean; oracles excluded) with a 95% paired bootstrap interval, its rank, and
-    its cost per round (median wall time of a trial / T)."""
-    out = []
-    code = code_versions(rows, f"leaderboard {scenario}")
-    for T, at_T in rows.groupby("T"):
-        per_trial = at_T.pivot_table(index="trial", columns="label", values="final_regret")
-        means = per_trial.mean()
-        learners = means[[c for c in means.index if at_T.loc[at_T["label"] == c, "algo"].iloc[0] not in ORACLES]]
-        best = learners.idxmin()
-        for label, mean in means.sort_values().items():
-            both = per_trial[[label, best]].dropna().to_numpy()
-            low, high = (1.0, 1.0) if label == best else ratio_interval(both[:, 0], both[:, 1])
-            cells = at_T[at_T["label"] == label]
-            _, lo, hi = t_interval(cells["final_regret"])
-            out.append({"scenario": scenario, "T": int(T), "algo": label, "mean_regret": mean, "ci_low": lo,
-                        "ci_high": hi, "ratio_to_best": mean / means[best] if means[best] > 0 else np.inf,
-                        "ratio_ci_low": low, "ratio_ci_high": high, "best": best,
-                        "rank": int(learners.rank(method="min").get(label, np.nan))
-                        if label in learners.index else None,
-                        "ns_per_round": float(np.median(cells["wall_time_s"]) / T * 1e9),
-                        "trials": len(cells), "code": code})
-    return pd.DataFrame(out).round({"mean_regret": 4, "ci_low": 4, "ci_high": 4, "ratio_to_best": 4,
-                                    "ratio_ci_low": 4, "ratio_ci_high": 4, "ns_per_round": 1})
 
 
 # ----------------------------------------------------------------------------- claims

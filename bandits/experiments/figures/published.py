@@ -31,9 +31,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bandits.experiments.figures import leaderboard as leaderboards
 from bandits.experiments.figures.claims import have, verdict
 from bandits.experiments.figures.common import LABELS, curve_figure
-from bandits.experiments.figures.nonstationary import leaderboard
+from bandits.experiments.figures.leaderboard import leaderboard
 
 TABLES = ("glr_thesis*.*", "glr_journal*.*", "dlinucb_*.*", "master_geo*.*")
 
@@ -180,9 +181,7 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
             rows = rows.assign(trial=rows["seed"].astype(np.int64) * 1_000_000 + rows["trial"].astype(np.int64))
         last = rows[rows["T"] == rows["T"].max()]
         curve_figure(last, figure_name(name), "regret_curve", "dynamic regret (mean over trials)",
-                     f"{experiment}: {scenario.replace('_', ' ')} (T = {int(last['T'].iloc[0])})", out_dir, ORDER,
-                     footnote="instances vary" if rows.get("seed", pd.Series([0])).nunique() > 1
-                     else "one instance, noise varies")
+                     f"{experiment}: {scenario.replace('_', ' ')} (T = {int(last['T'].iloc[0])})", out_dir, ORDER)
         boards.append(leaderboard(rows, scenario).assign(experiment=experiment))
         stats = final_stats(last)
         if name in THESIS_COLUMNS:
@@ -193,10 +192,7 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
             claims += dlinucb_claims(name, stats)
         elif experiment.startswith("master_geo"):
             claims += master_claims(name, last, stats)
-    if boards:
-        out = pd.concat(boards, ignore_index=True)
-        for experiment, board in out.groupby("experiment"):
-            board.drop(columns="experiment").to_csv(out_dir / f"{experiment}_leaderboard.csv", index=False)
+    leaderboards.write(boards, out_dir)
     return claims
 
 

@@ -1,8 +1,19 @@
-"""The plot stage: read every table under ``<results>/tables``, check each table's run
+"""The plot stage: read the tables under ``<results>/tables``, check each table's run
 against its experiment's shipped config (:mod:`scale`), hand the tables a paper module
-owns to that module and every other table to the generic figure, each run guarded so
-that one failure costs only its own figures; then write and print claims, and end with
-one line per experiment: where its figures went and how its claims came out.
+owns to that module and the tables of every other experiment to the generic figures, each
+run guarded so that one failure costs only its own figures; then write and print claims,
+and end with one line per experiment: where its figures went and how its claims came out.
+
+What is drawn. The stage draws in units (:func:`units_of`): a paper module with all the
+tables it owns (its claims may combine them), or one experiment of your own (a table
+``NAME`` and its scenarios ``NAME.*``). By default it draws only the units whose tables
+changed since their figures were drawn (:mod:`selection`, :mod:`stamps`); the others keep
+their figures and their rows of claims.csv, and one line names them. ``--force`` draws
+every unit.
+``--experiment NAME[,NAME]`` (repeatable) draws those experiments alone: the tables ``NAME``
+and ``NAME.*`` (and a shipped experiment's tables by its config's name, ``ctx_delay``), drawn
+whether or not they changed; a NAME that matches no table is refused with the experiments
+present (exit status 2).
 
 ``--highlight LABEL[,LABEL]`` (or the environment variable DRIFT_BANDITS_HIGHLIGHT) draws
 those configurations (by label, algorithm key or display name) thicker and on top in
@@ -39,7 +50,12 @@ from bandits.experiments.figures import (
     piecewise,
     published,
     scale,
+    selection,
+    stamps,
 )
+from bandits.experiments.figures.selection import Unit, experiment_of
+
+OK, BAD_INPUT = 0, 2  # exit statuses (bandits.experiments.cli's)
 
 # The paper modules, each owning the tables its TABLES names or patterns match (the first
 # match wins). Adding an experiment's figure and claims means adding a module here.
@@ -51,15 +67,38 @@ def owner(table: str):
     return next((m for m in PAPER_MODULES if any(fnmatch(table, pattern) for pattern in m.TABLES)), None)
 
 
-def read_tables(results: Path) -> dict:
-    """Every readable, non-empty table by name (a notice for each other file)."""
+def units_of(names) -> list[Unit]:
+    """The units of the tables ``names``: one per paper module that owns some of them (in
+    :data:`PAPER_MODULES` order), then one per experiment of the others."""
+    names = sorted(names)
+    units = []
+    for module in PAPER_MODULES:
+        mine = tuple(n for n in names if owner(n) is module)
+        if mine:
+            units.append(Unit(f"module {module.__name__.rsplit('.', 1)[-1]}", module, mine))
+    own: dict = {}
+    for name in names:
+        if owner(name) is None:
+            own.setdefault(generic.experiment_of(name), []).append(name)
+    return units + [Unit(f"experiment {e}", generic, tuple(ns)) for e, ns in sorted(own.items())]
+
+
+def table_paths(results: Path) -> dict:
+    """Every table file under ``<results>/tables`` by name (a notice when there is none)."""
     folder = results / "tables"
     paths = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
     if not paths:
         where = common.shown(folder, parts=2)
         common.notice("plot stage", f"no tables in {where}" if folder.is_dir() else f"no folder {where}",
                       "nothing to plot")
-    tables = {path.stem: common.read_table(path) for path in paths}
+    return {path.stem: path for path in paths}
+
+
+def read_tables(results: Path, names=None) -> dict:
+    """Every readable, non-empty table by name (a notice for each other file); only those
+    of ``names`` when given."""
+    paths = table_paths(results)
+    tables = {name: common.read_table(path) for name, path in paths.items() if names is None or name in names}
     return {name: rows for name, rows in tables.items() if rows is not None}
 
 
@@ -106,15 +145,15 @@ def draw_job(module_name: str, tables: dict, out_dir: Path, state: dict | None =
     return {"made": made, "drawn": drawn, "state": shared_state(), "out": out.getvalue(), "err": err.getvalue()}
 
 
-def draw_all(tables: dict, out_dir: Path, jobs: int = 1) -> tuple[list[dict], set]:
-    """Claims rows of the paper modules and the names of the tables they drew. Each row
-    carries its run ``scale`` (the figure's, else that of the module's tables) and, for the
-    closing summary, the ``_tables`` behind it. With ``jobs`` > 1 the modules (and each table
-    the generic figure draws) run on that many worker processes, the largest first; their
-    records and what they printed are taken back in module order, as one process has them."""
-    work = [(module, {name: t for name, t in tables.items() if owner(name) is module}) for module in PAPER_MODULES]
-    work = [(m, owned) for m, owned in work if owned]
-    work += [(generic, {name: t}) for name, t in tables.items() if owner(name) is None]
+def draw_all(tables: dict, out_dir: Path, jobs: int = 1) -> tuple[list[dict], set, set]:
+    """Claims rows of the paper modules, the names of the figures their claims use, and the
+    keys of the units that failed. Each row carries its run ``scale`` (the figure's, else
+    that of the module's tables) and, for the closing summary, the ``_tables`` behind it.
+    With ``jobs`` > 1 the units (:func:`units_of`) run on that many worker processes, the
+    largest first; their records and what they printed are taken back in unit order, as one
+    process has them."""
+    units = units_of(tables)
+    work = [(unit.module, {name: tables[name] for name in unit.tables}) for unit in units]
     if jobs > 1 and len(work) > 1:
         from joblib import Parallel, delayed
 
@@ -131,9 +170,11 @@ def draw_all(tables: dict, out_dir: Path, jobs: int = 1) -> tuple[list[dict], se
             take_state({k: _merged(k, v) for k, v in result["state"].items()})
     else:
         results = [draw_job(m.__name__, owned, out_dir) for m, owned in work]
-    rows, drawn = [], set()
-    for (module, owned), result in zip(work, results, strict=True):
+    rows, drawn, failed = [], set(), set()
+    for unit, (module, owned), result in zip(units, work, results, strict=True):
         made = result["made"]
+        if made is None:
+            failed.add(unit.key)
         if module is generic or made is None:
             continue
         own_scale = "; ".join(sorted({s for t in owned.values() for s in t[common.SCALE_COLUMN].unique() if s}))
@@ -143,7 +184,7 @@ def draw_all(tables: dict, out_dir: Path, jobs: int = 1) -> tuple[list[dict], se
             row.setdefault("_tables", common.SOURCES.get(figure) or set(owned))
         rows += made
         drawn |= result["drawn"]
-    return rows, drawn
+    return rows, drawn, failed
 
 
 def _merged(name: str, theirs):
@@ -181,7 +222,7 @@ def verdict_counts(verdicts) -> str:
 
 def summary_lines(tables: dict, claim_rows: list[dict], out_dir: Path) -> list[str]:
     """One line per experiment drawn: its figures (how many, where) and its claims by verdict."""
-    experiment = {name: scale.experiment_of(name) for name in tables}
+    experiment = {name: experiment_of(name) for name in tables}
     reduced = {experiment[n] for n, t in tables.items() if t[common.SCALE_COLUMN].astype(bool).any()}
     figures: dict = {}
     for fig, folder in common.WRITTEN.items():
@@ -206,11 +247,17 @@ def summary_lines(tables: dict, claim_rows: list[dict], out_dir: Path) -> list[s
     return lines
 
 
-def main(argv=None) -> None:
+def parse(argv):
     parser = argparse.ArgumentParser(prog="drift-bandits plots",
-                                     description="Plot stage: figures, the data behind them, and the claims table.")
+                                     description="Plot stage: figures, the data behind them, and the claims table. "
+                                                 "Draws the tables that changed since their figures were drawn.")
     parser.add_argument("--results", default="outputs", type=Path,
                         help="results folder to read tables from and write figures to (default: outputs)")
+    parser.add_argument("--experiment", action="append", default=[], metavar="NAME[,NAME]",
+                        help="draw these experiments alone (the table NAME and its scenarios NAME.*), changed or not; "
+                             "repeatable")
+    parser.add_argument("--force", action="store_true",
+                        help="redraw every table, not only those that changed since their figures were drawn")
     parser.add_argument("--highlight", default=None, metavar="LABEL[,LABEL]",
                         help="draw these configurations (label, algorithm key or display name) thicker and on top; "
                              f"default: the environment variable {common.HIGHLIGHT_ENV}")
@@ -218,29 +265,81 @@ def main(argv=None) -> None:
                         help="worker processes that draw the figures (default 2; 1 draws them in this process)")
     parser.add_argument("--timed", action="store_true",
                         help=f"append this stage's time to <results>/{timings.FILE} (make figures does)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse(argv)
     began = time.time()
+    code = plot(args)
+    if args.timed and code == OK:
+        timings.record(args.results, stage="plots", experiment="", start=round(began, 3), end=round(time.time(), 3))
+    return code
+
+
+def plot(args) -> int:
+    """The stage (the module docstring); returns the exit status."""
+    import pandas as pd
+
     for record in (common.VERSIONS, common.SCALES, common.SOURCES, common.WRITTEN, claims.SKIPPED):
         record.clear()
-    chosen = args.highlight if args.highlight is not None else os.environ.get(common.HIGHLIGHT_ENV)
-    common.HIGHLIGHT[:] = common.parse_highlight(chosen)
-    tables = read_tables(args.results)
-    if not tables:
-        return
+    chosen_highlight = args.highlight if args.highlight is not None else os.environ.get(common.HIGHLIGHT_ENV)
+    common.HIGHLIGHT[:] = common.parse_highlight(chosen_highlight)
+    paths = table_paths(args.results)
+    if not paths:
+        return OK
+    out_dir = args.results / "figures"
+    wanted = [name.strip() for text in args.experiment for name in text.split(",") if name.strip()]
+    picked, problem = selection.chosen(paths, wanted, args.results) if wanted else (None, "")
+    if problem:
+        print(problem, file=sys.stderr)
+        return BAD_INPUT
+    code = stamps.code_version()
+    every = units_of(paths)
+    now = {u.key: stamps.current([paths[t] for t in u.tables], common.HIGHLIGHT) for u in every}
+    todo, skipped = selection.plan(every, picked, args.force, now, args.results, code)
+    tables = read_tables(args.results, {t for u in todo for t in u.tables})
+    if tables:
+        drawn = draw_tables(tables, out_dir, args.jobs, args.results)
+        whole = {u.key for u in todo if u in every}  # a unit drawn in part is not stamped: drawn whole next time
+        units = {key: value for key, value in stamps.load(out_dir, code).items() if key in now}
+        for key, (ok, figures_, claims_) in drawn.items():
+            units.pop(key, None)
+            if ok and key in whole:
+                units[key] = {**now[key], "figures": figures_, "claims": claims_}
+        stamps.save(out_dir, code, units)
+        light = {}
+        for name, path in paths.items():  # docs/speed.md's kernel seconds, over every table
+            try:
+                light[name] = pd.read_parquet(path, columns=["algo", "wall_time_s"])
+            except Exception:  # noqa: BLE001 -- an unreadable table (its notice came with the drawing)
+                continue
+        timings.kernel_seconds(light).to_csv(out_dir / timings.KERNELS_FILE, index=False)
+    if skipped:
+        print(selection.unchanged_line(skipped))
+    return OK
+
+
+def draw_tables(tables: dict, out_dir: Path, jobs: int, results: Path) -> dict:
+    """Draw ``tables`` (their units), write and print claims and the closing summary; returns
+    unit key -> (drawn without failure, figures written, figures of its claims rows)."""
     for name, rows in tables.items():
         common.report_gaps(name, rows)
     tables = {name: rows.assign(**{common.TABLE_COLUMN: name, common.SCALE_COLUMN: scale.run_scale(name, rows)})
               for name, rows in tables.items()}
     for name, rows in tables.items():
         common.record_sources(rows, name)  # the figure name of the table's own claims
-    out_dir = args.results / "figures"
-    rows, drawn = draw_all(tables, out_dir, args.jobs)
+    rows, drawn, failed = draw_all(tables, out_dir, jobs)
     out_dir.mkdir(parents=True, exist_ok=True)
-    timings.kernel_seconds(tables).to_csv(out_dir / timings.KERNELS_FILE, index=False)  # docs/speed.md
     claims.report_skipped()
-    table = claims.write_claims(args.results, rows, drawn)
+    table = claims.write_claims(results, rows, drawn)
     print(claims.format_claims(table))
     for line in summary_lines(tables, rows, out_dir):
         print(line)
-    if args.timed:
-        timings.record(args.results, stage="plots", experiment="", start=round(began, 3), end=round(time.time(), 3))
+    out = {}
+    for unit in units_of(tables):
+        mine = set(unit.tables)
+        figures_ = sorted(f for f in common.WRITTEN if common.SOURCES.get(f, set()) & mine)
+        claims_ = sorted({str(r["figure"]) for r in rows if set(r.get("_tables", ())) & mine})
+        out[unit.key] = (unit.key not in failed, figures_, claims_)
+    return out
