@@ -6,17 +6,10 @@ constructors only store parameters, ``check_params()`` validates them before any
 work starts, and state computed for a run ends in ``_``.
 """
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _version
-
 from bandits import _numba_cache
+from bandits.version import __version__  # noqa: F401 -- the package's version
 
 _numba_cache.configure()  # before any kernel module is imported
-
-try:
-    __version__ = _version("drift-bandits")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.1.0"
 
 
 def __getattr__(name):

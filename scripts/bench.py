@@ -227,8 +227,8 @@ def from_config(name: str):
     """A fresh algorithm built from its config, as a run builds it."""
     from omegaconf import OmegaConf
 
+    from bandits.experiments.building import build
     from bandits.experiments.registry import compose
-    from bandits.experiments.runner import build
     return build(OmegaConf.to_container(compose([f"algo={name}"]).algo, resolve=True), "algo")[1]
 
 
@@ -312,15 +312,17 @@ BOOKKEEPING_TARGET_MS = 0.2
 def sweep_in_process(cells: int, results: Path, *overrides: str) -> tuple[float, float, int]:
     """(wall seconds of plan + run + table, the kernels' seconds, shard files) of a sweep run
     in this process, after an untimed run that imports and compiles everything."""
-    from bandits.experiments import runner
+    from bandits.experiments.execution import execute
+    from bandits.experiments.gathering import gather
+    from bandits.experiments.planning import plan_config
     from bandits.experiments.registry import compose
 
     def one(n, where):
         cfg = compose([*SWEEP_ARGS, f"trials={n}", f"results_dir={where}", *overrides])
         start = time.perf_counter()
-        plan = runner.make_plan(cfg)
-        runner.execute(plan, progress=False)
-        runner.gather(plan)
+        plan = plan_config(cfg)
+        execute([plan], plan.setup.backend, plan.setup.n_jobs, progress=False)
+        gather(plan)
         return time.perf_counter() - start, plan.timing["kernel_s"]
 
     one(20, results / "warm")
@@ -359,13 +361,14 @@ def bookkeeping():
 WORKER_PROBE = """
 import sys, tempfile, time
 from pathlib import Path
-from bandits.experiments import runner
+from bandits.experiments.execution import execute
+from bandits.experiments.planning import plan_config
 from bandits.experiments.registry import compose
 tmp = Path(tempfile.mkdtemp())
 def once(name, n_jobs):
-    plan = runner.make_plan(compose([*{args!r}, "trials=2", f"n_jobs={{n_jobs}}", f"results_dir={{tmp / name}}"]))
+    plan = plan_config(compose([*{args!r}, "trials=2", f"n_jobs={{n_jobs}}", f"results_dir={{tmp / name}}"]))
     start = time.perf_counter()
-    runner.execute(plan, progress=False)
+    execute([plan], "loky", n_jobs, progress=False)
     return time.perf_counter() - start
 once("warm", 1)
 cold = once("cold", 2)   # the first batches on n_jobs=2: the workers start, import and load their kernels

@@ -436,5 +436,7 @@ def test_an_interrupt_exits_130_and_keeps_finished_cells(tmp_path, monkeypatch):
 
 def test_exit_codes_and_limits_are_documented():
     page = (ROOT / "docs" / "errors.md").read_text()
-    for code, meaning in cli.EXIT_CODES.items():
+    from bandits.experiments.outcomes import EXIT_CODES
+
+    for code, meaning in EXIT_CODES.items():
         assert f"| {code} | {meaning} |" in page

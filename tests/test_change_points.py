@@ -285,7 +285,7 @@ def test_each_bad_change_point_setting_of_contextual_table_gives_its_paragraph(t
 def built_env(overrides):
     from omegaconf import OmegaConf
 
-    from bandits.experiments.runner import build
+    from bandits.experiments.building import build
 
     return build(OmegaConf.to_container(compose(overrides).env, resolve=True), "env")[1]
 

@@ -14,7 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import ROOT, compose
 
-from bandits.experiments import figures, runner
+from bandits.experiments import figures
+from bandits.experiments.planning import plan_config
+from bandits.experiments.sweep import run_config
 
 SWEEP = ["algo=sw_ucb_obl", "env=sinusoid", "T=[2000,4000]", "trials=3", "seed=5"]
 SAME = lambda df: df.drop(columns=["wall_time_s"]).sort_values(["algo", "T", "trial"]).reset_index(drop=True)  # noqa
@@ -38,7 +40,7 @@ def collect(*args, results):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("reference")
-    rows = runner.run(compose(SWEEP + [f"results_dir={out}"]), progress=False, full=True)
+    rows = run_config(compose(SWEEP + [f"results_dir={out}"]), progress=False, full=True)
     return SAME(rows)
 
 
@@ -53,7 +55,7 @@ def test_dask_backend_is_bit_identical_to_loky(tmp_path, reference):
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
                                   dashboard_address=None) as cluster:
-        rows = runner.run(compose(SWEEP + [f"results_dir={tmp_path}", "parallel.backend=dask",
+        rows = run_config(compose(SWEEP + [f"results_dir={tmp_path}", "parallel.backend=dask",
                                            f"parallel.address={cluster.scheduler_address}"]), progress=False,
                           full=True)
     pd.testing.assert_frame_equal(SAME(rows), reference)
@@ -100,7 +102,7 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
 
 
 def test_corrupted_or_partial_shard_is_reported_and_recomputed(tmp_path, reference, capsys):
-    runner.run(compose(SWEEP + [f"results_dir={tmp_path}", "parallel.batch_s=0"]), progress=False)  # a shard a cell
+    run_config(compose(SWEEP + [f"results_dir={tmp_path}", "parallel.batch_s=0"]), progress=False)  # a shard a cell
     shards = sorted((tmp_path / "runs" / "adhoc").glob("*.parquet"))
     assert len(shards) >= 3
     lost = stored_rows_of(shards[:3])
@@ -110,10 +112,10 @@ def test_corrupted_or_partial_shard_is_reported_and_recomputed(tmp_path, referen
     flip = bytearray(shards[2].read_bytes())
     flip[len(flip) // 3] ^= 0xFF  # one flipped byte inside a data page: caught by the page checksums
     shards[2].write_bytes(bytes(flip))
-    plan = runner.make_plan(compose(SWEEP + [f"results_dir={tmp_path}"]))
+    plan = plan_config(compose(SWEEP + [f"results_dir={tmp_path}"]))
     assert len(plan.corrupt) == 3 and len(plan.todo) == lost
     assert all(p.name.endswith(".corrupt") for p in plan.corrupt)
-    rows = runner.run(compose(SWEEP + [f"results_dir={tmp_path}"]), progress=False, full=True)
+    rows = run_config(compose(SWEEP + [f"results_dir={tmp_path}"]), progress=False, full=True)
     pd.testing.assert_frame_equal(SAME(rows), reference)
 
 

@@ -12,7 +12,7 @@ from conftest import compose
 from bandits.environments import Table
 from bandits.environments.base import KIND_KEYS, LEARNER_KEYS, PROBLEM_KINDS, Instance, kind_of
 from bandits.experiments import registry
-from bandits.experiments.runner import build
+from bandits.experiments.building import build
 from bandits.simulation import evaluate, learner_info, needs, problem_kinds, run_actions, stream
 
 # every algorithm and environment config, the package's and your own (DRIFT_BANDITS_CONF)

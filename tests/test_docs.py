@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 from conftest import ROOT, compose
 
-from bandits.experiments import docs, runner
+from bandits.experiments import docs
+from bandits.experiments.sweep import run_config
 
 DOCS = ROOT / "docs"
 RESULTS = ROOT / "results"
@@ -112,7 +113,7 @@ def test_image_links_are_relative_to_the_output_folder(tmp_path):
 
 
 def test_constants_of_a_small_real_table(tmp_path):
-    rows = runner.run(compose(["algo=sw_ucb_opt", "env=sinusoid", "T=500", "trials=2", "seed=3",
+    rows = run_config(compose(["algo=sw_ucb_opt", "env=sinusoid", "T=500", "trials=2", "seed=3",
                                f"results_dir={tmp_path}"]), progress=False)
     derived = [json.loads(p)["derived"] for p in rows["algo_params"]]
     assert len(derived) == 2 and derived[0] == derived[1]

@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -9,7 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import ROOT, compose
 
-from bandits.experiments import figures, runner, store
+from bandits.experiments import figures, store
+from bandits.experiments.figures.drawing import Drawing
+from bandits.experiments.sweep import run_config
 from bandits.experiments.worker import to_json
 
 
@@ -20,7 +23,7 @@ def test_fitted_slope_recovers_a_power_law():
 
 def test_plot_stage_writes_figures_data_and_claims(tmp_path):
     for exp in ("fig2a", "fig2b"):
-        runner.run(compose([f"+experiment={exp}", "trials=2", "T=[1500,3000]", f"results_dir={tmp_path}"]),
+        run_config(compose([f"+experiment={exp}", "trials=2", "T=[1500,3000]", f"results_dir={tmp_path}"]),
                    progress=False)
     figures.main(["--results", str(tmp_path)])
     for name in ("fig2a", "fig2b"):
@@ -50,16 +53,17 @@ def test_the_plot_stage_reads_curves_from_the_files_only_for_what_it_draws(tmp_p
     from bandits.experiments.figures import common
 
     for algo in ("ucb1", "exp3s"):
-        runner.run(compose([f"algo={algo}", "env=piecewise_bernoulli", "T=[300,600]", "trials=3",
+        run_config(compose([f"algo={algo}", "env=piecewise_bernoulli", "T=[300,600]", "trials=3",
                             f"experiment_name=t_{algo}", f"results_dir={tmp_path}"]), progress=False)
     light, full = [], []
     for algo in ("ucb1", "exp3s"):
         path = tmp_path / "tables" / f"t_{algo}.parquet"
         rows = common.read_table(path)
         assert not set(common.CURVE_COLUMNS) & set(rows.columns)
-        light.append(rows.assign(**{common.TABLE_COLUMN: path.stem}))
+        assert set(rows[common.FILE_COLUMN]) == {str(path)}  # where its curves are read from when drawn
+        light.append(rows)
         whole = pd.read_parquet(path)
-        full.append(whole.assign(label=common.config_labels(whole), **{common.TABLE_COLUMN: path.stem}))
+        full.append(whole.assign(label=common.config_labels(whole)))
     light = pd.concat(light, ignore_index=True).sample(frac=1.0, random_state=0)  # rows of both, shuffled
     full = pd.concat(full, ignore_index=True).set_index("cell_key").loc[light["cell_key"]].reset_index()
     for pick in (slice(None), slice(0, 7)):
@@ -87,15 +91,15 @@ def test_claims_of_other_figures_are_kept(tmp_path):
     pd.DataFrame([{"claim": "x", "figure": "fig9", "measured": 1, "expected": 1, "verdict": "agrees"}]).to_csv(
         tmp_path / "claims.csv", index=False)
     figures.write_claims(tmp_path, [{"claim": "y", "figure": "fig2a", "measured": 0, "expected": 0,
-                                     "verdict": "agrees"}])
+                                     "verdict": "agrees"}], Drawing(tmp_path / "figures"))
     assert set(pd.read_csv(tmp_path / "claims.csv")["figure"]) == {"fig9", "fig2a"}
 
 
 def test_piecewise_figures_and_claims(tmp_path):
     for exp in ("fig3", "fig4"):
-        runner.run(compose([f"+experiment={exp}", "trials=2", "T=2000", f"results_dir={tmp_path}"]), progress=False)
+        run_config(compose([f"+experiment={exp}", "trials=2", "T=2000", f"results_dir={tmp_path}"]), progress=False)
         for seed in (0, 1):
-            runner.run(compose([f"+experiment={exp}_instances", "trials=2", "T=2000", f"seed={seed}",
+            run_config(compose([f"+experiment={exp}_instances", "trials=2", "T=2000", f"seed={seed}",
                                 f"results_dir={tmp_path}"]), progress=False)
     figures.main(["--results", str(tmp_path)])
     for name in ("fig3a", "fig3b", "fig4a", "fig4b"):
@@ -127,7 +131,9 @@ def test_modern_group_claims_keep_the_paper_statements_apart():
     reg = pd.Series({"sw_ucb_opt": 3.0, "exp3s": 9.0, "bob": 10.0, "sw_ucb_obl": 20.0, "ucb": 30.0,
                      "d_linucb": 2.0, "restart_linucb": 4.0, "restart_linucb_bob": 12.0, "master_oful": 5.0})
     rew = pd.Series(100.0, index=reg.index)
-    paper = {row["claim"]: row["verdict"] for row in piecewise_claims("fig3", reg, rew)}
+    drawing = Drawing(Path("unused"))
+    paper = {row["claim"]: row["verdict"] for row in piecewise_claims(drawing, "fig3", reg, rew)}
+    assert not drawing.skipped  # every input there
     assert paper["BOB has the lowest regret among algorithms that do not know B_T"] == "agrees"
     assert paper["SW-UCB-opt has the lowest regret among algorithms that know B_T"] == "agrees"
     rows = modern_claims("fig3_modern", reg)
@@ -152,7 +158,7 @@ def test_curve_band_is_a_t_interval():
 
 def test_ctx_baselines_figures_and_claims(tmp_path):
     for pieces in (1, 5):
-        rows = runner.run(compose(["+experiment=ctx_baselines", f"env.n_pieces={pieces}", "env.n_policies=30",
+        rows = run_config(compose(["+experiment=ctx_baselines", f"env.n_pieces={pieces}", "env.n_policies=30",
                                    "T=3000", "trials=2", "n_jobs=1", "~algos.vw_cover",
                                    f"results_dir={tmp_path}"]), progress=False)
         assert {"iltcb", "oracle_restart", "epsilon_greedy", "exp4"} <= set(rows["algo"])
@@ -168,7 +174,7 @@ def test_ctx_baselines_figures_and_claims(tmp_path):
 def small_table(tmp_path, name, overrides):
     """Run a tiny experiment into its own folder and return its table."""
     folder = tmp_path / "runs" / name
-    runner.run(compose(overrides + ["trials=2", "n_jobs=1", f"results_dir={folder}"]), progress=False)
+    run_config(compose(overrides + ["trials=2", "n_jobs=1", f"results_dir={folder}"]), progress=False)
     (table,) = (folder / "tables").glob("*.parquet")
     return pd.read_parquet(table)
 
@@ -178,7 +184,7 @@ def window_sweep(tmp_path, T="2000"):
     one table, labelled sw_ucb[window=200] and sw_ucb[window=800]."""
     folder = tmp_path / "runs" / "window_sweep"
     for window in (200, 800):
-        runner.run(compose(["algo=sw_ucb", f"algo.window={window}", "env=sinusoid", f"T={T}", "trials=2",
+        run_config(compose(["algo=sw_ucb", f"algo.window={window}", "env=sinusoid", f"T={T}", "trials=2",
                             f"results_dir={folder}"]), progress=False)
     rows = pd.read_parquet(folder / "tables" / "adhoc.parquet")
     assert set(rows["label"]) == {"sw_ucb[window=200]", "sw_ucb[window=800]"}
@@ -294,7 +300,7 @@ def test_slope_rule(tmp_path):
     assert figures.measured_slope([1e3, 1e4], [10, 50])[1] == "fewer than 3 horizons"
     rows = curves({"up": [10, 50, 250], "zigzag": [10, 50, 40]})
     theory = {"up": (2 / 3, "2/3"), "zigzag": (2 / 3, "2/3")}
-    data = figures.loglog_figure(rows, "demo", "demo", theory, tmp_path)
+    data = figures.loglog_figure(rows, "demo", "demo", theory, Drawing(tmp_path))
     slopes = pd.read_csv(tmp_path / "demo.csv").groupby("algo")["fitted_slope"].first()
     assert slopes["up"] == pytest.approx(np.log10(5)) and np.isnan(slopes["zigzag"])
     for algo, measured, word in (("up", round(np.log10(5), 3), "agrees"), ("zigzag", "n/a (not monotone in T)",
@@ -325,7 +331,7 @@ def test_ns_benchmark_leaderboard_and_claims(tmp_path):
     around them, where the oracle is never best; and the MASTER and detection claims."""
     keep = ["~algos." + a for a in ("sw_ucb_obl", "bob", "exp3s", "thompson", "discounted_ts", "sw_ts", "d_ucb",
                                     "sw_ucb_gm", "glr_klucb_global", "kl_ucb")]
-    runner.run(compose(["+experiment=ns_benchmark", "trials=3", "T=[1000,2000,4000]", f"results_dir={tmp_path}",
+    run_config(compose(["+experiment=ns_benchmark", "trials=3", "T=[1000,2000,4000]", f"results_dir={tmp_path}",
                         "~scenarios.slow_drift", "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small",
                         "~scenarios.stationary", *keep]), progress=False)
     figures.main(["--results", str(tmp_path)])
@@ -357,7 +363,7 @@ def test_master_detection_delay_rows():
 
     summary = pd.DataFrame({"shift": [0.25, 0.25, 1.0, 1.0], "algo": ["master_ctx", "ada_iltcb_plus"] * 2,
                             "mean_delay": [5000.0, 5000.0, 5000.0, 900.0], "detected_share": [0.0, 0.0, 0.0, 0.8]})
-    rows = master_delays(summary, "master_ctx")
+    rows = master_delays(Drawing(Path("unused")), summary, "master_ctx")
     assert [r["verdict"] for r in rows] == ["not measured", "disagrees"]
     assert rows[1]["measured"].startswith("5000 / 900 rounds")
 
@@ -368,7 +374,7 @@ def test_ctx_data_figures_leaderboard_and_claims(tmp_path):
     pytest.importorskip("river")
     drop = [f"~scenarios.{s}" for s in ("segment", "yeast", "yeast_permuted", "shuttle", "shuttle_permuted",
                                          "agrawal")]
-    runner.run(compose(["+experiment=ctx_data", "T=300", "trials=2", "n_jobs=1", f"results_dir={tmp_path}", *drop]),
+    run_config(compose(["+experiment=ctx_data", "T=300", "trials=2", "n_jobs=1", f"results_dir={tmp_path}", *drop]),
                progress=False)
     figures.main(["--results", str(tmp_path)])
     for name in ("ctx_data_segment_permuted", "ctx_data_sea"):
@@ -406,16 +412,16 @@ def styles_of(ax) -> list[tuple]:
 
 
 def test_twenty_labels_get_distinct_colour_marker_pairs_deterministically():
-    from bandits.experiments.figures import common
+    from bandits.experiments.figures.styles import curve_styles
 
     for labels in (NS_ALGOS, [f"policy_{k}" for k in range(20)], [f"sw_ucb[window={w}]" for w in range(20)]):
-        styles = common.curve_styles(labels)
+        styles = curve_styles(labels)
         assert len({(s.color, s.marker) for s in styles.values()}) == 20
         assert len({s.color for s in styles.values()}) == 20  # no colour is reused within 20 curves
-        assert common.curve_styles(list(reversed(labels))) == styles  # whatever the order given
+        assert curve_styles(list(reversed(labels))) == styles  # whatever the order given
     # the same label keeps its style from one figure to the next where nothing claims its slot
-    assert common.curve_styles(NS_ALGOS)["bob"] == common.curve_styles(["bob", "sw_ucb_obl", "my_policy"])["bob"]
-    assert common.curve_styles(NS_ALGOS)["bob"] != common.curve_styles(NS_ALGOS)["sw_ucb_opt"]  # both brown before
+    assert curve_styles(NS_ALGOS)["bob"] == curve_styles(["bob", "sw_ucb_obl", "my_policy"])["bob"]
+    assert curve_styles(NS_ALGOS)["bob"] != curve_styles(NS_ALGOS)["sw_ucb_opt"]  # both brown before
 
 
 def group_rows(algos) -> pd.DataFrame:
@@ -448,7 +454,7 @@ def test_knowledge_groups_come_from_what_the_algorithm_declares():
 
 def test_an_eighteen_curve_figure_has_eighteen_styles_and_a_grouped_legend(tmp_path, kept):
     rows = group_rows(NS_ALGOS[:18])
-    figures.loglog_figure(rows, "many", "many", {}, tmp_path)
+    figures.loglog_figure(rows, "many", "many", {}, Drawing(tmp_path))
     (fig,) = kept().values()
     ax = fig.axes[0]
     assert len(styles_of(ax)) == 18 and len(set(styles_of(ax))) == 18
@@ -462,16 +468,16 @@ def test_an_eighteen_curve_figure_has_eighteen_styles_and_a_grouped_legend(tmp_p
     assert texts.index("knows B_T") < opt < texts.index("told nothing (parameter-free)")
 
 
-def test_highlighted_curves_are_thicker_and_on_top(monkeypatch):
+def test_highlighted_curves_are_thicker_and_on_top(tmp_path):
     import matplotlib.pyplot as plt
 
-    from bandits.experiments.figures import common
+    from bandits.experiments.figures import names
 
     rows = group_rows(["bob", "sw_ucb_obl", "exp3s"])
     data = figures.with_slopes(figures.regret_by_T(rows), {})
-    for highlight in ("bob", None):
-        if highlight is None:
-            monkeypatch.setattr(common, "HIGHLIGHT", ["BOB"])  # the stage's --highlight, by display name
+    stage_choice = Drawing(tmp_path, highlight=("BOB",))  # the stage's --highlight, by display name
+    assert stage_choice.highlight_names() == ["BOB"] and stage_choice.highlight_names("bob") == ["bob"]
+    for highlight in ("bob", stage_choice.highlight_names()):
         fig, ax = plt.subplots()
         figures.plot_loglog(ax, data, {}, highlight=highlight)
         lines = {line.get_label().split(":")[0]: line for line in ax.lines}
@@ -479,22 +485,22 @@ def test_highlighted_curves_are_thicker_and_on_top(monkeypatch):
         assert lines["BOB"].get_zorder() > lines["EXP3.S (Rexp3)"].get_zorder()
         assert lines["SW-UCB-obl"].get_alpha() < 1 and lines["BOB"].get_alpha() == 1
         plt.close(fig)
-    assert common.parse_highlight("a, b,,c") == ["a", "b", "c"]
+    assert names.parse_highlight("a, b,,c") == ["a", "b", "c"]
 
 
 def test_a_band_on_a_log_axis_never_reaches_zero():
     import matplotlib.pyplot as plt
 
-    from bandits.experiments.figures import common
+    from bandits.experiments.figures import axes
 
     fig, ax = plt.subplots()
     ax.set_yscale("log")
     mean = np.array([10.0, 100.0, 1000.0])
-    common.band_line(ax, [1, 2, 3], mean, [-50.0, 0.0, 900.0], [30.0, 200.0, 1100.0])
+    axes.band_line(ax, [1, 2, 3], mean, [-50.0, 0.0, 900.0], [30.0, 200.0, 1100.0])
     (band,) = ax.collections
     y = band.get_paths()[0].vertices[:, 1]
     assert np.all(y[np.isfinite(y)] > 0)
-    assert y[np.isfinite(y)].min() == pytest.approx(10.0 * common.LOG_BAND_FLOOR)  # clipped at mean / 10
+    assert y[np.isfinite(y)].min() == pytest.approx(10.0 * axes.LOG_BAND_FLOOR)  # clipped at mean / 10
     assert ax.bands_clipped
     fig.canvas.draw()
     assert ax.get_ylim()[0] > 0.5  # the axis is not stretched down to a rectangle's bottom
@@ -505,10 +511,10 @@ def test_a_band_on_a_log_axis_never_reaches_zero():
 def test_log_tick_labels_never_collide(low, high):
     import matplotlib.pyplot as plt
 
-    from bandits.experiments.figures import common
+    from bandits.experiments.figures import axes
 
     fig, ax = plt.subplots(figsize=(6.0, 4.4))
-    common.log_axis(ax, "both")
+    axes.log_axis(ax, "both")
     ax.plot([low, high], [low, high])
     ax.set_xlim(low, high)
     ax.set_ylim(low, high)
@@ -533,7 +539,7 @@ def timeline_rows() -> pd.DataFrame:
 def test_timeline_count_axis_has_integer_ticks(tmp_path, kept):
     from bandits.experiments.figures import ada
 
-    ada.timeline_figure(timeline_rows(), tmp_path)
+    ada.timeline_figure(timeline_rows(), Drawing(tmp_path))
     (fig,) = kept().values()
     ax = fig.axes[0]
     for ticks in (ax.get_yticks(), ax.get_xticks()):
@@ -564,7 +570,8 @@ def vertical_lines(ax) -> list:
 @pytest.mark.parametrize("change_points,expected", [({0: [30, 60]}, [30.0, 60.0]), ({0: None}, []),
                                                     ({0: [30], 1: [50]}, [])])  # instances differ: none
 def test_change_points_are_marked_where_the_environment_reported_them(tmp_path, kept, change_points, expected):
-    figures.curve_figure(curve_rows(change_points), "curves", "regret_curve", "regret", "curves", tmp_path, [])
+    figures.curve_figure(curve_rows(change_points), "curves", "regret_curve", "regret", "curves", Drawing(tmp_path),
+                         [])
     (fig,) = kept().values()
     assert vertical_lines(fig.axes[0]) == expected
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
@@ -573,7 +580,7 @@ def test_change_points_are_marked_where_the_environment_reported_them(tmp_path, 
 
 def test_a_mixed_adhoc_table_gets_one_figure_per_problem(tmp_path, kept):
     for env in ("env=sinusoid", "env=piecewise_bernoulli", "env=piecewise_bernoulli env.n_changes=2"):
-        runner.run(compose(["algo=sw_ucb_obl", *env.split(), "experiment_name=mixed", "T=600", "trials=2",
+        run_config(compose(["algo=sw_ucb_obl", *env.split(), "experiment_name=mixed", "T=600", "trials=2",
                             f"results_dir={tmp_path}"]), progress=False)
     figures.main(["--results", str(tmp_path)])
     made = sorted(p.name for p in (tmp_path / "figures").glob("*.png") if "_sweep_" not in p.name)
@@ -643,7 +650,7 @@ def test_the_scale_check_reads_the_full_runs_the_makefile_declares():
 def test_a_reduced_run_is_stamped_and_its_claims_say_so(tmp_path, kept, monkeypatch, capsys):
     from bandits.experiments.figures import scale
 
-    runner.run(compose(["+experiment=fig2a", "trials=2", "T=[1500,3000]", f"results_dir={tmp_path}"]),
+    run_config(compose(["+experiment=fig2a", "trials=2", "T=[1500,3000]", f"results_dir={tmp_path}"]),
                progress=False)
     capsys.readouterr()
     figures.main(["--results", str(tmp_path)])
@@ -693,7 +700,8 @@ def test_old_claims_without_a_scale_column_are_paper(tmp_path):
                    "source": "simulation", "code": ""}]).to_csv(tmp_path / "claims.csv", index=False)
     assert docs.Inputs(tmp_path, tmp_path).claims()["scale"].tolist() == ["paper"]
     figures.write_claims(tmp_path, [{"claim": "y", "figure": "fig2a", "measured": 0, "expected": 0,
-                                     "verdict": "agrees", "scale": "reduced scale: 2 of 50 trials"}])
+                                     "verdict": "agrees", "scale": "reduced scale: 2 of 50 trials"}],
+                         Drawing(tmp_path / "figures"))
     table = pd.read_csv(tmp_path / "claims.csv").set_index("figure")
     assert table.loc["fig9", "scale"] == "paper" and table.loc["fig2a", "scale"] == "reduced scale: 2 of 50 trials"
 
@@ -716,7 +724,6 @@ def test_the_plot_stage_on_two_workers_writes_and_prints_what_one_process_does(t
 
     from bandits.experiments.figures import stage
     from bandits.experiments.registry import compose
-    from bandits.experiments.runner import run
 
     base, other = tmp_path / "a" / "results", tmp_path / "b" / "results"  # the same last two parts, as printed
     for overrides in (["+experiment=fig2a", "T=[300]", "trials=2"],
@@ -724,7 +731,7 @@ def test_the_plot_stage_on_two_workers_writes_and_prints_what_one_process_does(t
                        "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small", "~scenarios.stationary"],
                       ["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=2"],
                       ["algo=exp3s", "env=piecewise_bernoulli", "T=200", "trials=2", "experiment_name=other"]):
-        run(compose([*overrides, f"results_dir={base}", "n_jobs=1"]), progress=False)
+        run_config(compose([*overrides, f"results_dir={base}", "n_jobs=1"]), progress=False)
     shutil.copytree(base, other)
     capsys.readouterr()  # what the runs printed is not the stage's
     printed = {}

@@ -10,7 +10,7 @@ from omegaconf import OmegaConf
 
 from bandits.errors import ConfigError
 from bandits.experiments import registry
-from bandits.experiments.runner import build
+from bandits.experiments.building import build
 
 MASTERS = [name for name in registry.names("algo") if name.startswith("master")]
 PROBLEMS = {  # info of each kind, for K or d actions and N policies

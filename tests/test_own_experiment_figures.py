@@ -12,10 +12,12 @@ import pandas as pd
 import pytest
 from conftest import ROOT, compose
 
-from bandits.experiments import figures, runner
-from bandits.experiments.figures import common, pooling, stage
+from bandits.experiments import figures
+from bandits.experiments.figures import charts, pooling, stage
+from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.knowledge import KNOWS_UPSILON, PARAMETER_FREE, TUNED, knowledge_group
 from bandits.experiments.regret_kind import DYNAMIC, FIXED_POLICY, regret_floor, regret_kind
+from bandits.experiments.sweep import run_config
 
 
 @pytest.fixture
@@ -30,7 +32,7 @@ def kept(monkeypatch):
 
 
 def run(results, *overrides, trials=2, T=300):
-    runner.run(compose([*overrides, f"T={T}", f"trials={trials}", "n_jobs=1", f"results_dir={results}"]),
+    run_config(compose([*overrides, f"T={T}", f"trials={trials}", "n_jobs=1", f"results_dir={results}"]),
                progress=False)
 
 
@@ -180,17 +182,17 @@ def test_a_regret_band_never_reaches_below_zero_and_says_it_is_clipped(tmp_path,
     assert t_interval(rows["final_regret"])[1] < 0  # the interval as it was
     data = figures.regret_by_T(rows)
     assert data["ci_low"].iloc[0] == 0.0 and data["ci_high"].iloc[0] > data["mean_regret"].iloc[0]
-    assert common.clipped(data)
+    assert charts.clipped(data)
     # against a policy class the regret may be negative: its band is the t-interval as it is
     policy = figures.regret_by_T(final_rows({"contextual": True, "regret_gap_best_action": 0.0,
                                              "change_points": []}))
-    assert policy["ci_low"].iloc[0] < 0 and not common.clipped(policy)
+    assert policy["ci_low"].iloc[0] < 0 and not charts.clipped(policy)
     # a curve figure: the band of every checkpoint, and the footer names the interval
     t = [25, 50, 75, 100]
     curves = pd.DataFrame([{"algo": "a", "label": "a", "T": 100, "trial": k, "seed": 0, "checkpoints": t,
                             "regret_curve": [r * x / 100 for x in t], "env_info": json.dumps({"change_points": []})}
                            for k, r in enumerate((0.0, 0.5, 9.0))])
-    figures.curve_figure(curves, "bands", "regret_curve", "dynamic regret", "bands", tmp_path, [])
+    figures.curve_figure(curves, "bands", "regret_curve", "dynamic regret", "bands", Drawing(tmp_path), [])
     written = pd.read_csv(tmp_path / "bands.csv")
     assert (written["ci_low"] >= 0).all() and (written["ci_low"] == 0).any()
     (fig,) = kept().values()
@@ -215,7 +217,7 @@ def test_a_single_T_benchmark_is_a_sorted_bar_chart_with_only_what_is_drawn_in_i
     from matplotlib.patches import Rectangle
 
     theory = {a: (0.5, "1/2") for a in ("glr_klucb", "m_ucb", "ucb1")}
-    data = figures.loglog_figure(single_T_rows(), "one_T", "one T", theory, tmp_path)
+    data = figures.loglog_figure(single_T_rows(), "one_T", "one T", theory, Drawing(tmp_path))
     assert len(pd.read_csv(tmp_path / "one_T.csv")) == 4 and list(data["T"].unique()) == [2000]
     (fig,) = kept().values()
     ax = fig.axes[0]
@@ -251,7 +253,7 @@ def test_the_timeline_lists_only_the_events_it_draws(tmp_path, kept):
     events = {"replays": [], "blocks": [], "restarts": [{"round": 420}]}
     rows = pd.DataFrame([{"algo": "ada_iltcb_plus", "label": "ada_iltcb_plus", "T": 500, "trial": 0,
                           "events": json.dumps(events), "env_info": json.dumps({"change_points": [250]})}])
-    ada.timeline_figure(rows, tmp_path)
+    ada.timeline_figure(rows, Drawing(tmp_path))
     (fig,) = kept().values()
     texts = legend_texts(fig.axes[0])
     assert "restart" in texts and "true change" in texts
@@ -259,15 +261,15 @@ def test_the_timeline_lists_only_the_events_it_draws(tmp_path, kept):
 
 
 @pytest.mark.parametrize("size", [(6.0, 4.4), (9.5, 5.2)])
-def test_the_reduced_scale_banner_and_the_footer_fit_their_figure(tmp_path, kept, monkeypatch, size):
+def test_the_reduced_scale_banner_and_the_footer_fit_their_figure(tmp_path, kept, size):
     import matplotlib.pyplot as plt
 
     banner = "reduced scale: 2 of 50 trials, T up to 3000 (shipped up to 240000), other algorithms (a, b and 3 more)"
-    monkeypatch.setitem(common.SCALES, "banner", banner)
+    drawing = Drawing(tmp_path, scales={"banner": banner})  # as the stage records a reduced run's
     fig, ax = plt.subplots(figsize=size)
     ax.plot([1, 2], [1, 2])
     ax.set_title("title", fontsize=10)
-    common.save_figure(fig, pd.DataFrame({"x": [1]}), tmp_path, "banner",
+    charts.save_figure(fig, pd.DataFrame({"x": [1]}), drawing, "banner",
                        "bands: 95% t-interval over 3 trials (one instance, the same rewards replayed; the algorithms' "
                        "own randomness varies), clipped at 0 (pseudo-regret is never negative)")
     fig.canvas.draw()

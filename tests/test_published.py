@@ -167,7 +167,8 @@ def scenario_envs(experiment: str) -> dict:
     """name -> environment object of every scenario of an experiment config."""
     from conftest import compose
 
-    from bandits.experiments.runner import build, scenario_configs
+    from bandits.experiments.building import build
+    from bandits.experiments.setups import scenario_configs
 
     cfg = compose([f"+experiment={experiment}"])
     return {job.experiment_name.partition(".")[2] or job.experiment_name: build(job.env, "env")[1]
@@ -245,13 +246,14 @@ def test_every_published_experiment_runs_and_gets_its_figures_and_claims(tmp_pat
     import pandas as pd
     from conftest import compose
 
-    from bandits.experiments import figures, runner
+    from bandits.experiments import figures
+    from bandits.experiments.sweep import run_config
 
     for experiment, T in EXPERIMENTS.items():
-        runner.run(compose([f"+experiment={experiment}", "trials=2", f"T=[{T}]", f"results_dir={tmp_path}"]),
+        run_config(compose([f"+experiment={experiment}", "trials=2", f"T=[{T}]", f"results_dir={tmp_path}"]),
                    progress=False)
     for seed in (0, 1):
-        runner.run(compose(["+experiment=master_geo", "trials=1", "T=[1000]", f"seed={seed}", "~scenarios.worst_xi03",
+        run_config(compose(["+experiment=master_geo", "trials=1", "T=[1000]", f"seed={seed}", "~scenarios.worst_xi03",
                             f"results_dir={tmp_path}"]), progress=False)
     figures.main(["--results", str(tmp_path)])
     out = tmp_path / "figures"

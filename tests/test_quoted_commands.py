@@ -38,9 +38,11 @@ COMMANDS = quoted_commands()
 def check_runner_command(args: list[str]) -> None:
     """The command line's own pre-flight, but for the results folder (a quoted folder such
     as /shared/results is the reader's, not this machine's)."""
-    from bandits.experiments.cli import SUBCOMMANDS, algo_list, jobs
+    from bandits.experiments.checks import check_setup
+    from bandits.experiments.cli import SUBCOMMANDS, algo_list
+    from bandits.experiments.composition import jobs
     from bandits.experiments.registry import compose
-    from bandits.experiments.runner import check_setup, scenario_configs, setup_from_config
+    from bandits.experiments.setups import scenario_configs, setup_from_config
 
     if args and args[0] in SUBCOMMANDS:
         proc = subprocess.run([sys.executable, "run.py", args[0], "--help"], cwd=ROOT, capture_output=True,
@@ -49,7 +51,7 @@ def check_runner_command(args: list[str]) -> None:
         return
     for job in jobs(algo_list(args)):
         for one in scenario_configs(compose(job)):
-            check_setup(setup_from_config(one))
+            check_setup(setup_from_config(one), folder=False)
 
 
 def test_the_pages_quote_commands():

@@ -11,14 +11,17 @@ import pytest
 from conftest import ROOT, compose
 
 from bandits import simulation
-from bandits.experiments import runner
+from bandits.experiments import building, planning
+from bandits.experiments.planning import plan_config
+from bandits.experiments.setups import scenario_configs, setup_key
+from bandits.experiments.sweep import run_config
 
 SMALL = ["T=[1500,3000]", "trials=3", "seed=11"]
 
 
 def run_cfg(tmp_path, *overrides, progress=False):
     cfg = compose(list(SMALL) + [f"results_dir={tmp_path}"] + list(overrides))
-    return runner.run(cfg, progress=progress, full=True)
+    return run_config(cfg, progress=progress, full=True)
 
 
 def test_tables_are_bit_identical_for_any_n_jobs(tmp_path):
@@ -34,16 +37,16 @@ def test_tables_are_bit_identical_for_any_n_jobs(tmp_path):
 
 def test_rerun_skips_done_cells_and_overwrite_recomputes(tmp_path):
     run_cfg(tmp_path, "algo=bob")
-    plan = runner.make_plan(compose(SMALL + [f"results_dir={tmp_path}", "algo=bob"]))
+    plan = plan_config(compose(SMALL + [f"results_dir={tmp_path}", "algo=bob"]))
     assert len(plan.todo) == 0 and len(plan.done) == 6
-    plan = runner.make_plan(compose(SMALL + [f"results_dir={tmp_path}", "algo=bob", "overwrite=true"]))
+    plan = plan_config(compose(SMALL + [f"results_dir={tmp_path}", "algo=bob", "overwrite=true"]))
     assert len(plan.todo) == 6
 
 
 def test_code_change_never_reuses_a_cell(tmp_path, monkeypatch):
     run_cfg(tmp_path, "algo=bob")
-    monkeypatch.setattr(runner, "code_fingerprint", lambda: "edited-code")
-    plan = runner.make_plan(compose(SMALL + [f"results_dir={tmp_path}", "algo=bob"]))
+    monkeypatch.setattr(planning, "code_fingerprint", lambda: "edited-code")
+    plan = plan_config(compose(SMALL + [f"results_dir={tmp_path}", "algo=bob"]))
     assert len(plan.todo) == 6
 
 
@@ -67,7 +70,7 @@ def test_interrupt_loses_no_finished_cell(tmp_path, monkeypatch):
     assert not list((tmp_path / "runs" / "adhoc").glob(".*tmp"))  # no half-written file left
     # The two cells finished before Ctrl-C are written (one shard, whole) before it propagates.
     assert sum(len(pd.read_parquet(c)) for c in shards) == 2
-    plan = runner.make_plan(compose(SMALL + [f"results_dir={tmp_path}", "algo=sw_ucb_obl"]))
+    plan = plan_config(compose(SMALL + [f"results_dir={tmp_path}", "algo=sw_ucb_obl"]))
     assert len(plan.done) == 2 and len(plan.todo) == 4
     rows = run_cfg(tmp_path, "algo=sw_ucb_obl")
     assert len(rows) == 6
@@ -240,11 +243,11 @@ def test_a_user_policy_source_is_part_of_the_cell_identity(tmp_path, monkeypatch
     args = [f"results_dir={tmp_path / 'r'}", "algo=custom", "algo._target_=user_policy_mod.Mine", "T=[300]",
             "trials=1"]
     run_cfg(tmp_path / "r", *args[1:])
-    assert len(runner.make_plan(compose(SMALL + args)).todo) == 0
+    assert len(plan_config(compose(SMALL + args)).todo) == 0
     module.write_text(module.read_text() + "# edited\n")
     from bandits.experiments import fingerprint
     fingerprint.source_hash.cache_clear()
-    assert len(runner.make_plan(compose(SMALL + args)).todo) == 1
+    assert len(plan_config(compose(SMALL + args)).todo) == 1
 
 
 def test_summary_fits_in_100_columns():
@@ -306,18 +309,21 @@ def test_the_scenarios_of_one_command_share_one_pool_of_workers(tmp_path, monkey
 
 def test_a_commands_scenarios_run_as_one_stream_of_batches_and_their_timings_add_up(tmp_path, monkeypatch):
     """The scenarios of one command hand their batches to the workers as one stream (one
-    execute_all of every plan: no worker waits at the end of a scenario for the next one's
-    first batch), each is gathered into its own table, and their rows in timings.csv follow
-    one another (each starts where the one before ended), so that docs/speed.md's sum of
-    wall times is the command's span."""
+    execute of every plan: no worker waits at the end of a scenario for the next one's first
+    batch), each is gathered into its own table, and their rows in timings.csv follow one
+    another (each starts where the one before ended), so that docs/speed.md's sum of wall times
+    is the command's span."""
+    from bandits.experiments import execution, sweep
+
     calls = []
-    stream = runner.execute_all
+    stream = execution.execute
 
     def counted(plans, *args, **kwargs):
+        plans = list(plans)
         calls.append(len(plans))
         return stream(plans, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "execute_all", counted)
+    monkeypatch.setattr(sweep, "execute", counted)
     rows = run_cfg(tmp_path, "+experiment=ns_benchmark", "T=[600]", "trials=2", "~scenarios.slow_drift",
                    "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small", "~algos.bob", "n_jobs=2")
     assert calls == [3]
@@ -344,19 +350,21 @@ def test_a_built_in_algorithm_is_built_once_per_spec_and_handed_out_as_copies(mo
         return instantiate(spec, **kwargs)
 
     monkeypatch.setattr(hydra.utils, "instantiate", counted)
-    monkeypatch.setattr(runner, "_BUILT", {})
+    cache = building.BuildCache()  # a sweep's
     spec = {"_target_": "bandits.algorithms.sliding_window_ucb.SlidingWindowUCB", "window": 123}
-    _, a = runner.build(dict(spec), "algo")
-    _, b = runner.build(dict(spec), "algo")
+    _, a = building.build(dict(spec), "algo", cache)
+    _, b = building.build(dict(spec), "algo", cache)
     assert made == [spec["_target_"]] and a is not b and vars(a) == vars(b)
-    _, c = runner.build({**spec, "window": 50}, "algo")
+    _, c = building.build({**spec, "window": 50}, "algo", cache)
     assert len(made) == 2 and c.window == 50
     a.window = 7  # a copy handed out is its own: the next one is the spec's
-    assert runner.build(dict(spec), "algo")[1].window == 123
+    assert building.build(dict(spec), "algo", cache)[1].window == 123
+    building.build(dict(spec), "algo", building.BuildCache())  # another sweep builds its own
+    assert len(made) == 3
     own = {"_target_": "collections.OrderedDict"}  # not a bandits. class: built each time (then refused)
     for _ in range(2):
         with pytest.raises(Exception, match="not a policy"):
-            runner.build(dict(own), "algo")
+            building.build(dict(own), "algo", cache)
     assert made.count("collections.OrderedDict") == 2
 
 
@@ -366,13 +374,13 @@ def test_scenarios_are_all_validated_before_any_runs(tmp_path):
     cfg = compose(SMALL + [f"results_dir={tmp_path}", "+experiment=ns_benchmark", "T=[600]", "trials=1",
                            "scenarios.stationary.means=[[2.0,0.1]]"])
     with pytest.raises(ConfigError, match="env.means"):
-        runner.run(cfg, progress=False)
+        run_config(cfg, progress=False)
     assert not (tmp_path / "tables").exists() and not (tmp_path / "runs").exists()
 
 
 def test_the_setup_key_leaves_out_the_root_seed_alone():
     """The preflight checks jobs with one key once: they may differ in their seed, nothing else."""
-    key = runner.setup_key
+    key = setup_key
     base = ["+experiment=master_geo", "T=100"]
     assert key(compose(base + ["seed=1"])) == key(compose(base + ["seed=2"]))
     for other in (["T=200"], ["trials=3"], ["scenarios.worst_xi03.gap_min=0.2"], ["algos.kl_ucb.c=1.0"]):
@@ -381,7 +389,7 @@ def test_the_setup_key_leaves_out_the_root_seed_alone():
 
 def test_each_scenario_keeps_the_shared_config_and_its_own_environment():
     cfg = compose(["+experiment=ns_benchmark", "T=[600]", "trials=2"])
-    jobs = runner.scenario_configs(cfg)
+    jobs = scenario_configs(cfg)
     assert [j.experiment_name for j in jobs] == [f"ns_benchmark.{n}" for n in cfg.scenarios]
     for job, name in zip(jobs, cfg.scenarios, strict=True):
         assert job.env == cfg.scenarios[name] and not job.scenarios
@@ -393,171 +401,135 @@ def test_a_scenario_must_be_an_environment_config():
 
     cfg = compose(["+experiment=ns_benchmark", "+scenarios.bogus.K=3"])
     with pytest.raises(ConfigError, match="scenarios.bogus must be an environment config"):
-        runner.scenario_configs(cfg)
+        scenario_configs(cfg)
 
 
 def test_a_sweep_over_root_seeds_composes_its_config_once_before_the_jobs(tmp_path, monkeypatch):
-    """preflight composes the first job of a sweep over seeds and gives the others its config
-    with their seed; Hydra's sweeper does not compose those jobs again to validate them (its
-    launcher composes each job once, to run it). Every seed still runs, into one table."""
+    """The command composes the first job of a sweep over seeds and gives the others its config
+    with their seed, and builds and checks its setups once (the others are copies with their
+    seed); Hydra's launcher composes nothing more. Every seed still runs, into one table."""
     from hydra._internal.config_loader_impl import ConfigLoaderImpl
 
     from bandits.experiments import cli, registry
 
-    composed, loaded = [], []
-    compose, load = registry.compose, ConfigLoaderImpl.load_sweep_config
-    monkeypatch.setattr(registry, "compose", lambda overrides=(): composed.append(1) or compose(overrides))
+    composed, loaded, checked = [], [], []
+    compose_, load = registry.compose, ConfigLoaderImpl.load_sweep_config
+    monkeypatch.setattr(registry, "compose", lambda overrides=(), hydra=False: composed.append(1) or
+                        compose_(overrides, hydra))
     monkeypatch.setattr(ConfigLoaderImpl, "load_sweep_config",
                         lambda self, *a, **k: loaded.append(1) or load(self, *a, **k))
+    from bandits.experiments import sweep
+    setups = sweep.job_setups
+    monkeypatch.setattr(sweep, "job_setups", lambda cfg, cache=None: checked.append(1) or setups(cfg, cache))
     args = ["-m", "algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=1", "seed=0,1,2",
             f"results_dir={tmp_path}", f"hydra.sweep.dir={tmp_path}/hydra"]
     assert cli.entry(args) == 0
-    assert len(composed) == 1 and len(loaded) == 3
+    assert len(composed) == 1 and loaded == [] and len(checked) == 1
     assert sorted(pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")["seed"]) == [0, 1, 2]
-    assert cli.entry(["algo=ucb1", "--cfg", "job"]) == 0  # Hydra's own flags: no preflight, nothing counts as checked
-    assert cli.CHECKED == set()
 
 
-def test_a_sweep_plans_its_next_job_while_the_workers_finish_and_tables_are_the_same(tmp_path, monkeypatch):
-    """In a -m sweep each job after the first runs on plans drawn ahead (runner.plan_ahead, as
-    soon as the job before had handed its batches to the workers), whose batches are queued
-    behind that job's in one stream (runner.BatchStream); the tables are bit-identical to those
-    of the same sweep with every job planning for itself and starting its own stream (the
-    wall-time column aside)."""
-    from bandits.experiments import cli
-
-    taken = []
-    planned_ahead = runner.planned_ahead
-    monkeypatch.setattr(runner, "planned_ahead", lambda jobs: taken.append(planned_ahead(jobs)) or taken[-1])
-
-    def sweep(folder):
-        args = ["-m", "+experiment=master_geo", "~scenarios.worst_xi03", "seed=0,1,2", "horizon_scale=0.01",
-                "trials=2", f"results_dir={folder}", f"hydra.sweep.dir={folder}/hydra"]
-        assert cli.entry(args) == 0
-        return {p.name: pd.read_parquet(p).drop(columns=["wall_time_s"])
-                for p in sorted((folder / "tables").glob("*.parquet"))}
-
-    ahead = sweep(tmp_path / "ahead")
-    assert [t is not None for t in taken] == [False, True, True]
-    assert all(len(t) == 11 for t in taken[1:])                     # every scenario of the job
-    assert runner._STREAM["stream"] is None                         # no stream left at the end
-    monkeypatch.setattr(runner, "plan_ahead", lambda: runner.AHEAD.update(next=None))
-    taken.clear()
-    alone = sweep(tmp_path / "alone")
-    assert taken == [None, None, None]
-    assert ahead.keys() == alone.keys() and len(ahead) == 11
-    for name in ahead:
-        pd.testing.assert_frame_equal(ahead[name], alone[name])
+MASTER_GEO = ["-m", "+experiment=master_geo", "~scenarios.worst_xi03", "~scenarios.worst_xi04", "seed=0,1,2",
+              "horizon_scale=0.01", "trials=2"]
 
 
-def test_a_next_job_that_cannot_be_planned_ahead_plans_itself(tmp_path, monkeypatch):
-    """plan_ahead leaves nothing planned when the next job's planning meets bad input (that job
-    reports it in its own turn), and never plans a dry run."""
-    from bandits.errors import ConfigError
-
-    cfg = compose(["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=1", f"results_dir={tmp_path}"])
-
-    def refuse(setup):
-        raise ConfigError("algo.c: impossible here")
-
-    monkeypatch.setattr(runner, "plan", refuse)
-    runner.AHEAD["next"] = cfg
-    runner.plan_ahead()
-    assert runner.PLANNED == {} and runner.AHEAD["next"] is None
-    monkeypatch.undo()
-    runner.AHEAD["next"] = compose(["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=1", "dry_run=true",
-                                    f"results_dir={tmp_path}"])
-    runner.plan_ahead()
-    assert runner.PLANNED == {}
-    runner.AHEAD["next"] = cfg
-    runner.plan_ahead()
-    assert list(runner.PLANNED) == [runner.config_text(cfg)]
-    assert runner.planned_ahead([cfg])[0].todo and runner.PLANNED == {}
+def sweep_tables(folder, args) -> dict:
+    return {p.name: pd.read_parquet(p).drop(columns=["wall_time_s"])
+            for p in sorted((folder / "tables").glob("*.parquet"))}
 
 
-def test_the_next_jobs_batches_join_the_stream_of_the_job_before(tmp_path, monkeypatch):
-    """The next job of a sweep is planned as soon as this job's batches are handed out and its
-    batches queued behind them (runner.BatchStream.join): at the end of this job the workers go
-    on with the next one's, and that job starts with its plans already running. (Whether the
-    job after that joins in time depends on the machine: a stream whose batches are all handed
-    out ends, and the next job starts a new one.) Tables are those of jobs run one by one."""
-    from bandits.experiments import cli
+def test_a_sweep_is_one_stream_whose_tables_equal_its_jobs_run_one_by_one(tmp_path, monkeypatch):
+    """A -m sweep runs as one plan: every job's plans in one stream of batches, each job drawn
+    when the stream reaches it (no worker waits at a job's end), each table written once, by its
+    last plan. The tables are bit-identical to those of the same jobs run one by one, each its
+    own command (the wall-time column aside)."""
+    from bandits.experiments import cli, execution, store, sweep
 
-    streams, carried = [], []
-    init = runner.BatchStream.__init__
-    monkeypatch.setattr(runner.BatchStream, "__init__", lambda self, *a: streams.append(1) or init(self, *a))
-    planned_ahead = runner.planned_ahead
-
-    def took(jobs):
-        ready = planned_ahead(jobs)
-        carried.append(None if ready is None else [p.running is not None for p in ready])
-        return ready
-
-    monkeypatch.setattr(runner, "planned_ahead", took)
-
-    def sweep(folder):
-        args = ["-m", "algo=ucb1", "env=piecewise_bernoulli", "T=100000", "trials=60", "seed=0,1,2", "n_jobs=2",
-                f"results_dir={folder}", f"hydra.sweep.dir={folder}/hydra"]
-        assert cli.entry(args) == 0
-        return pd.read_parquet(folder / "tables" / "adhoc.parquet").drop(columns=["wall_time_s"])
-
-    streamed = sweep(tmp_path / "streamed")
-    assert carried[0] is None and carried[1] == [True]  # job 1's plan came with its batches running
-    assert len(streams) <= 2 and runner._STREAM["stream"] is None
-    monkeypatch.setattr(runner, "plan_ahead", lambda: runner.AHEAD.update(next=None))
-    streams.clear()
-    alone = sweep(tmp_path / "alone")
-    assert len(streams) == 3
-    pd.testing.assert_frame_equal(streamed, alone)
-
-
-def test_a_sweep_writes_each_table_once_with_the_same_rows_and_summaries(tmp_path, monkeypatch):
-    """A table that several jobs of a -m sweep add to is written once, by the last of them
-    (runner.DEFER, named by the CLI); the table, and each job's rows and labels (its summary),
-    are those of a sweep in which every job merges its cells into the table."""
-    from bandits.experiments import cli, store
-
-    written = []
-    merge = store.merge_into_table
+    streams, written = [], []
+    stream, merge = execution.execute, store.merge_into_table
+    monkeypatch.setattr(sweep, "execute", lambda *a, **k: streams.append(1) or stream(*a, **k))
     monkeypatch.setattr(store, "merge_into_table", lambda path, *a: written.append(path.name) or merge(path, *a))
-
-    def sweep(folder):
-        args = ["-m", "+experiment=master_geo", "~scenarios.worst_xi03", "~scenarios.worst_xi04", "seed=0,1,2",
-                "horizon_scale=0.01", "trials=2", f"results_dir={folder}", f"hydra.sweep.dir={folder}/hydra"]
-        assert cli.entry(args) == 0
-        jobs = [rows.drop(columns=["wall_time_s", "git_commit"]) for _, rows in cli.SWEEP]
-        return jobs, {p.name: pd.read_parquet(p).drop(columns=["wall_time_s"])
-                      for p in sorted((folder / "tables").glob("*.parquet"))}
-
-    once_jobs, once = sweep(tmp_path / "once")
-    assert len(once) == 10 and sorted(written) == sorted(once)        # each table written once
-    monkeypatch.setattr(cli, "deferred_tables", set)
-    written.clear()
-    each_jobs, each = sweep(tmp_path / "each")
-    assert len(written) == 30                                           # by every job
-    assert once.keys() == each.keys()
-    for name in once:
-        pd.testing.assert_frame_equal(once[name], each[name])
-    for a, b in zip(once_jobs, each_jobs, strict=True):
-        pd.testing.assert_frame_equal(a, b)
+    one = tmp_path / "one"
+    assert cli.entry([*MASTER_GEO, "n_jobs=2", f"results_dir={one}", f"hydra.sweep.dir={one}/hydra"]) == 0
+    assert len(streams) == 1                                           # one stream for 3 jobs x 10 scenarios
+    together = sweep_tables(one, MASTER_GEO)
+    assert len(together) == 10 and sorted(written) == sorted(together)  # each table written once
+    alone = tmp_path / "alone"
+    for seed in (0, 1, 2):
+        args = [a for a in MASTER_GEO if a not in ("-m", "seed=0,1,2")]
+        assert cli.entry([*args, f"seed={seed}", "n_jobs=2", f"results_dir={alone}"]) == 0
+    separately = sweep_tables(alone, MASTER_GEO)
+    assert together.keys() == separately.keys()
+    for name in together:
+        pd.testing.assert_frame_equal(together[name], separately[name])
 
 
-def test_a_table_left_to_a_later_job_is_written_when_the_sweep_stops(tmp_path):
-    """Interrupted or failed before the last job of a table, a sweep still writes the table with
-    the cells of the jobs that ran (cli.wind_up)."""
-    from bandits.experiments import cli, runner
+def test_each_jobs_summary_is_labelled_as_its_table_then_is(tmp_path, capsys):
+    """A job whose table a later job writes prints its summary as the table holding the cells so
+    far labels it (as when every job merged its cells at once), and says who writes the table."""
+    from bandits.experiments import cli
 
-    cfg = compose(["algo=ucb1", "env=piecewise_bernoulli", "T=300", "trials=2", f"results_dir={tmp_path}"])
-    plan = runner.make_plan(cfg)
-    runner.execute(plan, progress=False)
-    runner.DEFER.add(plan.table_path)
-    rows = runner.gather(plan)
-    assert len(rows) == 2 and not plan.table_path.exists() and plan.table_path in runner.DEFERRED
-    assert cli.wind_up(cli.INTERRUPTED, False) == cli.INTERRUPTED
-    assert not runner.DEFER and not runner.DEFERRED
-    table = pd.read_parquet(plan.table_path)
-    pd.testing.assert_frame_equal(table[rows.columns.drop("label")].sort_values("trial").reset_index(drop=True),
-                                  rows.drop(columns="label").astype(table[rows.columns.drop("label")].dtypes))
+    args = ["-m", "algo=sw_ucb", "algo.window=100,400", "env=piecewise_bernoulli", "T=500", "trials=2",
+            f"results_dir={tmp_path}", f"hydra.sweep.dir={tmp_path}/hydra"]
+    assert cli.entry(args) == 0
+    out = capsys.readouterr().out
+    first = out[out.index("#0 :"):out.index("table:")]  # job 0's lines up to its table line
+    assert "\nsw_ucb 500" in first and "[window=" not in first  # the table so far holds one configuration
+    assert "(written by the sweep's last job that adds to it)" in out
+    assert sorted(pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")["label"].unique()) == [
+        "sw_ucb[window=100]", "sw_ucb[window=400]"]
+
+
+def test_a_table_held_back_is_written_when_the_sweep_stops(tmp_path, monkeypatch):
+    """Interrupted before the last job of a table, a sweep still writes the table with the cells
+    of the jobs that ran (the sweep's Tables, flushed on the way out)."""
+    from bandits.experiments import cli, sweep
+
+    finished = sweep.SweepRun.finished
+    seen = []
+
+    def interrupt_after_first(self, job, index, running, report=True):
+        finished(self, job, index, running, report)
+        seen.append(job.num)
+        if job.num == 0:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep.SweepRun, "finished", interrupt_after_first)
+    args = ["-m", "algo=ucb1", "env=piecewise_bernoulli", "T=300", "trials=2", "seed=0,1", f"results_dir={tmp_path}",
+            f"hydra.sweep.dir={tmp_path}/hydra"]
+    assert cli.entry(args) == 130
+    table = pd.read_parquet(tmp_path / "tables" / "adhoc.parquet")
+    assert seen == [0] and len(table) >= 2 and 0 in set(table["seed"])
+
+
+def test_two_sweeps_in_one_process_are_those_run_alone(tmp_path):
+    """Nothing is kept between commands: a second sweep in the same process gives the table,
+    summary and figure it gives alone (in a fresh process)."""
+
+    first = ["-m", "algo=ucb1,d_ucb", "env=piecewise_bernoulli", "T=300", "trials=2", "experiment_name=first"]
+    second = ["-m", "algo=sw_ucb", "algo.window=50,200", "env=sinusoid", "T=400", "trials=2",
+              "experiment_name=second"]
+    both = tmp_path / "both"
+    proc = subprocess.run([sys.executable, "run.py", "commands",
+                           " ".join([*first, f"results_dir={both}", f"hydra.sweep.dir={both}/h1"]),
+                           " ".join([*second, f"results_dir={both}", f"hydra.sweep.dir={both}/h2"])],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    alone = tmp_path / "alone"
+    solo = subprocess.run([sys.executable, "run.py", *second, f"results_dir={alone}", f"hydra.sweep.dir={alone}/h"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert solo.returncode == 0, solo.stderr
+    drop = ["wall_time_s", "git_commit"]
+    pd.testing.assert_frame_equal(pd.read_parquet(both / "tables" / "second.parquet").drop(columns=drop),
+                                  pd.read_parquet(alone / "tables" / "second.parquet").drop(columns=drop))
+
+    def summary(text):  # the combined summary's table, without its times (the last column, the time lines)
+        block = text[text.index("sweep of 2 jobs"):].splitlines()
+        return [line.rsplit(None, 1)[0] for line in block if not line.startswith(("time:", "compiling", "figure"))]
+
+    assert summary(proc.stdout.split("==> drift-bandits")[2]) == summary(solo.stdout)
+    a = pd.read_csv(both / "figures" / "second_sweep_window.csv").drop(columns="code")
+    b = pd.read_csv(alone / "figures" / "second_sweep_window.csv").drop(columns="code")
+    pd.testing.assert_frame_equal(a, b)
 
 
 CRASHES = '''
@@ -588,6 +560,6 @@ def test_a_failure_in_the_next_jobs_batches_is_that_jobs_own(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("my update is broken") == 1 and "Traceback" not in proc.stderr
     out = proc.stdout
-    assert "table:" in out and out.index("table:") < out.index("#1 :")  # job 0 ended before job 1 began
+    assert out.count("table:") == 1 and "#1 :" in out  # job 0 reported (its table), job 1 failed in its turn
     rows = pd.read_parquet(results / "tables" / "adhoc.parquet")
     assert len(rows) == 8 and all('"crash": false' in p for p in rows["algo_params"])

@@ -17,7 +17,12 @@ import pytest
 from conftest import ROOT, compose
 
 from bandits import simulate
-from bandits.experiments import runner, shards, store
+from bandits.experiments import shards, store
+from bandits.experiments.batching import Batches
+from bandits.experiments.gathering import gather
+from bandits.experiments.planning import plan, plan_config
+from bandits.experiments.setups import setup_from_config
+from bandits.experiments.sweep import run_config
 
 SWEEP = ["~algo", "+algo@algos.sw_ucb_obl=sw_ucb_obl", "+algo@algos.exp3s=exp3s", "env=sinusoid", "T=[2000,4000]",
          "trials=3", "seed=5"]
@@ -37,7 +42,7 @@ def rows_in(paths) -> int:
 
 
 def run(folder, *overrides, full=False):
-    return runner.run(compose([*SWEEP, f"results_dir={folder}", *overrides]), progress=False, full=full)
+    return run_config(compose([*SWEEP, f"results_dir={folder}", *overrides]), progress=False, full=full)
 
 
 def cli(*args, results, wait=True):
@@ -61,9 +66,9 @@ def test_a_table_is_bit_identical_to_the_cell_per_file_layouts(tmp_path):
     for shard in files(tmp_path / "batched"):
         for row in pq.read_table(shard).to_pylist():
             pq.write_table(pa.Table.from_pylist([row], schema=shards.SCHEMA), old / f"{row['cell_key']}.parquet")
-    plan = runner.make_plan(compose([*SWEEP, f"results_dir={tmp_path / 'old_layout'}"]))
+    plan = plan_config(compose([*SWEEP, f"results_dir={tmp_path / 'old_layout'}"]))
     assert len(plan.done) == 12 and not plan.todo and not plan.corrupt
-    runner.gather(plan)
+    gather(plan)
     pd.testing.assert_frame_equal(table(tmp_path / "old_layout"), table(tmp_path / "batched"))
 
 
@@ -136,8 +141,8 @@ def test_workers_import_only_what_a_cell_needs(tmp_path):
     runner nor pandas, pyarrow, Hydra, OmegaConf, tqdm, matplotlib, nor other algorithms and
     environments than its own."""
     cfg = compose(["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=2", f"results_dir={tmp_path}"])
-    plan = runner.make_plan(cfg)
-    batch = next(iter(runner.Batches(plan, 20_000, 10.0, 1)))
+    plan = plan_config(cfg)
+    batch = next(iter(Batches(plan, 20_000, 10.0, 1)))
     meta = {"seed": plan.setup.seed, "experiment": "adhoc", "env_name": "piecewise_bernoulli", "env_params": "{}",
             "code": "c", "version": "v", "save_actions": False, "provenance": {}, "env_info": {200: "{}"}}
     payload = tmp_path / "batch.pkl"
@@ -148,7 +153,7 @@ from bandits.experiments.worker import run_batch
 done = run_batch(*pickle.loads(open({str(payload)!r}, 'rb').read()))
 print(len(done.rows["cell_key"]))
 print(' '.join(sorted(m for m in ('pandas', 'pyarrow', 'hydra', 'omegaconf', 'tqdm', 'matplotlib', 'joblib',
-                                  'bandits.experiments.runner', 'bandits.experiments.store',
+                                  'bandits.experiments.sweep', 'bandits.experiments.store',
                                   'bandits.environments.autoloan', 'bandits.algorithms.glr') if m in sys.modules)))
 """
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=300)
@@ -159,21 +164,21 @@ print(' '.join(sorted(m for m in ('pandas', 'pyarrow', 'hydra', 'omegaconf', 'tq
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_batches_cover_every_pending_cell_once_and_grow(workers):
-    setup = runner.setup_from_config(compose(["+experiment=fig2a", "trials=40", "T=[1500,3000]"]))
+    setup = setup_from_config(compose(["+experiment=fig2a", "trials=40", "T=[1500,3000]"]))
     setup.results_dir = None
-    plan = runner.plan(setup)
+    made_plan = plan(setup)
     per_trial = len(setup.algos)
-    made = list(runner.Batches(plan, 20_000, 10.0, workers))
+    made = list(Batches(made_plan, 20_000, 10.0, workers))
     keys = [c.key for b in made for _, cells in b.trials for c in cells]
-    assert sorted(keys) == sorted(c.key for c in plan.todo)
+    assert sorted(keys) == sorted(c.key for c in made_plan.todo)
     assert [b.T for b in made] == sorted((b.T for b in made), reverse=True)  # the longest horizon first
     first = [b for b in made if b.T == 3000]
     assert first[0].cells == per_trial and first[1].cells == 2 * per_trial  # one trial, then doubling
     trials = [(b.T, trial) for b in made for trial, _ in b.trials]
     assert len(trials) == len(set(trials))  # a trial is never split: its cells share one reward draw
     # One cell per batch (the cell-per-file layout): trials are split.
-    single = list(runner.Batches(plan, 1, 10.0, workers))
-    assert len(single) == len(plan.todo) and all(b.cells == 1 for b in single)
+    single = list(Batches(made_plan, 1, 10.0, workers))
+    assert len(single) == len(made_plan.todo) and all(b.cells == 1 for b in single)
 
 
 def test_a_simulate_sweep_of_20000_cells_in_memory_and_stored_agree(tmp_path):
@@ -185,7 +190,7 @@ def test_a_simulate_sweep_of_20000_cells_in_memory_and_stored_agree(tmp_path):
 
 def window_sweep(tmp_path):
     """The rows of each job of a -m sweep over SW-UCB's window, as the CLI's sweep gets them."""
-    return [runner.run(compose(["algo=sw_ucb", f"algo.window={w}", "env=sinusoid", "T=600", "trials=2",
+    return [run_config(compose(["algo=sw_ucb", f"algo.window={w}", "env=sinusoid", "T=600", "trials=2",
                                 f"results_dir={tmp_path}", "experiment_name=windows"]), progress=False)
             for w in (100, 400)]
 
@@ -212,7 +217,7 @@ def test_a_sweep_over_algorithms_at_one_horizon_draws_regret_against_t(tmp_path)
     from bandits.experiments.labels import assign_labels
     from bandits.experiments.sweep_report import sweep_figure, with_curves
 
-    jobs = [(tmp_path, runner.run(compose([f"algo={a}", "env=piecewise_bernoulli", "T=500", "trials=2",
+    jobs = [(tmp_path, run_config(compose([f"algo={a}", "env=piecewise_bernoulli", "T=500", "trials=2",
                                            f"results_dir={tmp_path}"]), progress=False))
             for a in ("ucb1", "glr_klucb")]
     rows = pd.concat([r for _, r in jobs], ignore_index=True)
@@ -247,19 +252,22 @@ def test_a_scan_reads_each_unchanged_shard_once(tmp_path, monkeypatch):
     folder = tmp_path / "runs" / "adhoc"
     paths = files(tmp_path)
     assert len(paths) >= 3
-    store._SCANNED.clear()
+    cache = store.ShardCache()  # a sweep's: what it has read
     reads = []
     real = store.read_shard
     monkeypatch.setattr(store, "read_shard", lambda path, columns=None: reads.append(path) or real(path, columns))
-    first = store.scan(folder)
+    first = store.scan(folder, cache=cache)
     assert sorted(reads) == paths  # each shard read (and verified) once
-    assert store.scan(folder).where == first.where and store.scan(folder, verify=False).where == first.where
+    assert store.scan(folder, cache=cache).where == first.where
+    assert store.scan(folder, verify=False, cache=cache).where == first.where
     assert sorted(reads) == paths  # not again: a shard never changes once written
+    store.scan(folder)
+    assert len(reads) == 2 * len(paths)  # another sweep's scan (no cache of its own) reads them all
     # a shard replaced by a damaged file (a new file at the same path) is read again and moved aside
     bad = paths[0]
     damaged = bad.with_name(".damaged")
     damaged.write_bytes(bad.read_bytes()[:-40])
     damaged.replace(bad)
-    again = store.scan(folder)
-    assert reads.count(bad) == 2 and [p.name for p in again.corrupt] == [bad.name + ".corrupt"]
-    assert set(again.where) < set(first.where) and bad not in store._SCANNED
+    again = store.scan(folder, cache=cache)
+    assert reads.count(bad) == 3 and [p.name for p in again.corrupt] == [bad.name + ".corrupt"]
+    assert set(again.where) < set(first.where) and bad not in cache

@@ -9,7 +9,7 @@ import pytest
 from bandits.experiments import docs, timings
 from bandits.experiments.figures import stage
 from bandits.experiments.registry import compose
-from bandits.experiments.runner import run
+from bandits.experiments.sweep import run_config as run
 
 
 def test_each_run_appends_one_row_with_its_cells_and_times(tmp_path):

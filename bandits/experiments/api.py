@@ -35,19 +35,13 @@ from bandits.algorithms.protocol import is_protocol_policy
 from bandits.errors import ConfigError
 from bandits.experiments import registry
 from bandits.experiments.adaptive_trials import auto_trials, run_auto
+from bandits.experiments.building import algorithm, build
+from bandits.experiments.execution import execute
+from bandits.experiments.gathering import gather
 from bandits.experiments.names import check_algo_key, file_name
 from bandits.experiments.params import recorded_params
-from bandits.experiments.runner import (
-    LIMITS,
-    SEED_MAX,
-    Setup,
-    algorithm,
-    build,
-    execute,
-    gather,
-    horizons,
-    plan,
-)
+from bandits.experiments.planning import plan
+from bandits.experiments.setups import LIMITS, SEED_MAX, Setup, horizons
 from bandits.experiments.store import ORDER
 from bandits.simulation import guarded
 
@@ -202,7 +196,8 @@ def simulate(env, algos, T, trials: int | str = 10, seed: int = 0, n_jobs: int =
 
     def run(setups):
         p = plan(setups[0])
-        return gather(p, execute(p, progress=flags["progress"]), full=True)
+        ran = execute([p], setups[0].backend, setups[0].n_jobs, progress=flags["progress"])[0]
+        return gather(p, ran.result(), full=True)
 
     if looks is None:
         return run([setup])

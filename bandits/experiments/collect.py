@@ -16,9 +16,12 @@ from __future__ import annotations
 import sys
 
 from bandits.errors import ConfigError
-from bandits.experiments.cli import BAD_INPUT, MISSING_CELLS, OK, hydra_error, unknown_key
+from bandits.experiments.composition import hydra_error, unknown_key
+from bandits.experiments.gathering import gather
+from bandits.experiments.outcomes import BAD_INPUT, MISSING_CELLS, OK
+from bandits.experiments.planning import plan_config
 from bandits.experiments.registry import compose
-from bandits.experiments.runner import gather, make_plan, scenario_configs
+from bandits.experiments.setups import scenario_configs
 
 
 def collect(overrides: list[str]) -> int:
@@ -31,7 +34,7 @@ def collect(overrides: list[str]) -> int:
         raise (unknown_key(exc, overrides) or hydra_error(exc)) from None
     missing = 0
     for one in scenario_configs(cfg):
-        plan = make_plan(one)
+        plan = plan_config(one)
         for bad in plan.corrupt:
             print(f"corrupted or partial cell moved aside: {bad}")
         rows = gather(plan)

@@ -607,7 +607,7 @@ def context(inputs: Inputs) -> dict:
         return (ROOT / rel).read_text().rstrip("\n")
 
     def code_value(dotted: str):
-        """A constant of the code (``bandits.experiments.cli.EXIT_CODES``, a limit), read at render time."""
+        """A constant of the code (``bandits.experiments.outcomes.EXIT_CODES``, a limit), read at render time."""
         module, _, name = dotted.rpartition(".")
         return getattr(importlib.import_module(module), name)
 
@@ -706,7 +706,7 @@ def context(inputs: Inputs) -> dict:
 
     def algo_needs(name: str) -> list:
         """What the algorithm config ``name`` must be told by the environment (its ``needs()``)."""
-        from bandits.experiments.runner import build
+        from bandits.experiments.building import build
         from bandits.simulation import needs
 
         return list(needs(build(registry.group_config("algo", name), "algo")[1]))

@@ -18,10 +18,11 @@ import json
 from functools import cache, lru_cache
 from pathlib import Path
 
-import bandits
+from bandits.experiments.package import PACKAGE
+from bandits.version import __version__
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout (repository root)
-LIBRARY = Path(bandits.__file__).resolve().parent
+LIBRARY = PACKAGE
 
 
 # Folders of the library that produce no built-in numbers: the runner's subpackage, and the
@@ -87,7 +88,7 @@ def provenance() -> dict:
 
 
 def package_version() -> str:
-    return bandits.__version__
+    return __version__
 
 
 def stable_hash(obj, length: int = 16) -> str:

@@ -14,9 +14,8 @@ import os
 from functools import cache
 from pathlib import Path
 
-import bandits
+from bandits.experiments.package import CONF
 
-CONF = Path(bandits.__file__).resolve().parent / "conf"
 EXTRA = "DRIFT_BANDITS_CONF"
 
 
@@ -44,17 +43,19 @@ def names(group: str) -> list:
     return sorted({p.stem for folder in (CONF, *extra_folders()) for p in (folder / group).glob("*.yaml")})
 
 
-def compose(overrides=()):
-    """The project config composed exactly as the CLI does."""
+def compose(overrides=(), hydra: bool = False):
+    """The project config composed exactly as the CLI does (``hydra``: with Hydra's own node,
+    ``hydra.run.dir`` and the like, under ``hydra``)."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    overrides = [*searchpath_override(), *overrides]
-    if GlobalHydra.instance().is_initialized():  # inside the running CLI: its search path is CONF
-        return hydra_compose(config_name="config", overrides=overrides)
+    if not any(str(o).startswith("hydra.searchpath=") for o in overrides):
+        overrides = [*searchpath_override(), *overrides]
+    if GlobalHydra.instance().is_initialized():  # inside a job Hydra launched: its search path is CONF
+        return hydra_compose(config_name="config", overrides=list(overrides), return_hydra_config=hydra)
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        return hydra_compose(config_name="config", overrides=overrides)
+        return hydra_compose(config_name="config", overrides=list(overrides), return_hydra_config=hydra)
 
 
 def group_config(group: str, name: str) -> dict:

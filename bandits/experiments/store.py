@@ -83,11 +83,12 @@ class Stored:
     corrupt: list = field(default_factory=list)
 
 
-# The keys of each shard this process has read, by path, with the file's identity when read
-# (inode, size, modification time) and whether it was verified whole. A shard never changes once
-# written (a unique name, an atomic rename), so a sweep's plans scan its folder's older shards
-# once, not once per job (a 50-seed master_geo sweep read each scenario's shards 50 times).
-_SCANNED: dict = {}
+class ShardCache(dict):
+    """The keys of each shard a sweep has read, by path, with the file's identity when read
+    (inode, size, modification time) and whether it was verified whole. A shard never changes
+    once written (a unique name, an atomic rename), so a sweep's plans scan its folder's older
+    shards once, not once per job (a 50-seed master_geo sweep read each scenario's shards 50
+    times). One cache per sweep, handed down by whoever owns it."""
 
 
 def _identity(path: Path) -> tuple:
@@ -95,17 +96,18 @@ def _identity(path: Path) -> tuple:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def scan(folder: Path, verify: bool = True) -> Stored:
+def scan(folder: Path, verify: bool = True, cache: ShardCache | None = None) -> Stored:
     """Every valid shard of ``folder``. ``verify`` reads each shard whole (every page's
     checksum, the schema, the identity of every row) before trusting it; without it only the
-    keys are read (the cells were verified when the run was planned). A shard read before by
-    this process, and not changed since, is not read again."""
+    keys are read (the cells were verified when the run was planned). A shard in ``cache``
+    (read before by this sweep), and not changed since, is not read again."""
+    cache = ShardCache() if cache is None else cache
     out = Stored()
     for path in shard_paths(folder):
         why = None
         try:
             ident = _identity(path)
-            known = _SCANNED.get(path)
+            known = cache.get(path)
             if known is not None and known[0] == ident and (known[1] or not verify):
                 keys = known[2]
             else:
@@ -113,13 +115,13 @@ def scan(folder: Path, verify: bool = True) -> Stored:
                 why = check_shard(path, table)
                 if why is None:
                     keys = table.column("cell_key").to_pylist()
-                    _SCANNED[path] = (ident, verify, keys)
+                    cache[path] = (ident, verify, keys)
         except FileNotFoundError:
             continue  # moved aside by another process meanwhile
         except Exception as exc:  # noqa: BLE001 -- any unreadable file is a damaged shard
             why = last_line(exc)
         if why is not None:
-            _SCANNED.pop(path, None)
+            cache.pop(path, None)
             try:
                 out.corrupt.append(quarantine(path))
             except FileNotFoundError:

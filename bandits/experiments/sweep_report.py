@@ -108,14 +108,16 @@ def sweep_figure(rows, out: Path, curves=None) -> list[str]:
     one per problem (``<experiment>_sweep[_<problem>]``; at a single horizon regret against t:
     ``curves()`` gives the rows with their curves, which a run's light rows lack)."""
     from bandits.experiments.figures import generic
+    from bandits.experiments.figures.drawing import Drawing
 
+    drawing = Drawing(out)  # where the figure goes (nothing highlighted, no run scale)
     experiment = str(rows["experiment"].iloc[0])
     problems = generic.problem_configurations(rows)
     envs = rows["env"].nunique() if "env" in rows else 1
     swept = generic.sweeps(experiment, rows) if envs == 1 else {}
     if swept:
         param, values = next(iter(swept.items()))
-        generic.sweep_figure(experiment, param, values, rows, out, str(rows["env"].iloc[0]))
+        generic.sweep_figure(experiment, param, values, rows, drawing, str(rows["env"].iloc[0]))
         return [f"{experiment}_sweep_{re.sub(r'[^A-Za-z0-9_.-]', '_', param)}"]
     if rows["T"].nunique() == 1 and "regret_curve" not in rows.columns and curves is not None:
         rows = curves()
@@ -123,6 +125,6 @@ def sweep_figure(rows, out: Path, curves=None) -> list[str]:
     names = []
     for suffix, problem, mine in problems:
         name = f"{experiment}_sweep" if len(problems) == 1 else f"{experiment}_sweep_{suffix}"
-        generic.regret_figure(name, problem, mine, out, table=experiment)
+        generic.regret_figure(name, problem, mine, drawing, table=experiment)
         names.append(name)
     return names

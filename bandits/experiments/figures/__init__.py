@@ -17,7 +17,7 @@ their figures were drawn (all of them with ``--force``; the experiments NAME alo
 It ends with one line per experiment: how many figures it wrote and where, and how many
 of its claims agree, disagree, exceed their bound ... (``stage.summary_lines``).
 
-Readable figures (``common``'s docstring): every curve its own colour and marker (up to
+Readable figures (``charts``' docstring): every curve its own colour and marker (up to
 20 distinct), line style and legend heading by what the algorithm is told (knows B_T,
 knows Upsilon_T, tuned by hand, told nothing, oracle), ``--highlight`` (or
 DRIFT_BANDITS_HIGHLIGHT) curves thicker and on top, log-axis bands clipped above zero,
@@ -33,8 +33,9 @@ rows of an older claims.csv without the column). Ad-hoc tables are not compared.
 
 Who draws what. Each paper module (``fig2``, ``piecewise``, ``fig5``, ``ctx_baselines``,
 ``ada``, ``extensions``) lists the tables it owns in ``TABLES`` (names or shell-style
-patterns) and has one function ``draw(tables, out_dir) -> claims rows``, given those of
-its tables that exist; the modules are registered in ``stage.PAPER_MODULES``. The
+patterns) and has one function ``draw(tables, drawing) -> claims rows``, given those of
+its tables that exist and the stage's ``drawing.Drawing`` (where the figures go, and what
+the stage records as they are drawn); the modules are registered in ``stage.PAPER_MODULES``. The
 tables of every other experiment (a table and its scenarios ``NAME.*``) get the generic
 figures of ``generic`` together (no claims; one set per environment configuration a table
 holds, titled with the environment and the settings that tell it apart; the experiment's
@@ -61,16 +62,8 @@ happens>``, and everything else is still drawn; claims are never made from missi
 inputs.
 """
 
+from bandits.experiments.figures.charts import curve_figure, loglog_figure, plot_loglog, with_slopes  # noqa: F401
 from bandits.experiments.figures.claims import CLAIM_COLUMNS, slope_claim, slope_verdict, write_claims  # noqa: F401
-from bandits.experiments.figures.common import (  # noqa: F401
-                                        code_versions,
-                                        curve_band,
-                                        curve_figure,
-                                        fitted_slope,
-                                        loglog_figure,
-                                        measured_slope,
-                                        plot_loglog,
-                                        regret_by_T,
-                                        with_slopes,
-)
+from bandits.experiments.figures.common import curve_band, fitted_slope, measured_slope, regret_by_T  # noqa: F401
+from bandits.experiments.figures.drawing import Drawing, code_versions  # noqa: F401
 from bandits.experiments.figures.stage import PAPER_MODULES, main  # noqa: F401

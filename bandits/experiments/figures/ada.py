@@ -16,25 +16,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, skip, slope_claim, slope_verdict, verdict
-from bandits.experiments.figures.common import (
-    LABELS,
-    band_footer,
-    code_versions,
-    draw_curves,
-    grouped_legend,
-    integer_axis,
-    knowledge_groups,
-    loglog_figure,
-    notice,
-    save_figure,
-)
+from bandits.experiments.figures.axes import integer_axis
+from bandits.experiments.figures.charts import band_footer, draw_curves, grouped_legend, loglog_figure, save_figure
+from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
+from bandits.experiments.figures.common import knowledge_groups, notice
+from bandits.experiments.figures.drawing import Drawing
+from bandits.experiments.figures.names import LABELS
 from bandits.experiments.summary import t_interval
 
 DELAY_PREFIX = "ctx_delay_shift"
@@ -52,29 +44,29 @@ ADA_LABEL = "Ada-ILTCB+ (practical)"
 MASTERS = ("master_iltcb", "master_ctx")  # MASTER over ILTCB (the paper's example), over epsilon-greedy (ours)
 
 
-def draw(tables: dict, out_dir: Path) -> list[dict]:
+def draw(tables: dict, drawing: Drawing) -> list[dict]:
     regret_tables = {name: tables[name] for name in THEORY if name in tables}
     claims = []
     for name, rows in regret_tables.items():
-        claims += regret_against_T(name, rows, out_dir)
+        claims += regret_against_T(name, rows, drawing)
     if regret_tables:
-        claims += theory_never_restarts(regret_tables)
+        claims += theory_never_restarts(drawing, regret_tables)
     if "ctx_switch" in tables:
-        timeline_figure(tables["ctx_switch"], out_dir)
+        timeline_figure(tables["ctx_switch"], drawing)
     delay_tables = {name: rows for name, rows in tables.items() if name.startswith(DELAY_PREFIX)}
     if delay_tables:
-        claims += detection_delays(delay_tables, out_dir)
+        claims += detection_delays(delay_tables, drawing)
     return claims
 
 
-def regret_against_T(name: str, rows: pd.DataFrame, out_dir: Path) -> list[dict]:
+def regret_against_T(name: str, rows: pd.DataFrame, drawing: Drawing) -> list[dict]:
     """C1/C2: the log-log figure, the slope claim and, on switching instances, the
     comparison with ILTCB and VW at the largest T."""
     exponent, reference = THEORY[name]
     theory = {a: (exponent, reference.split(" ")[0]) for a in rows["label"].unique()}
-    data = loglog_figure(rows, name, f"{name}: dynamic regret against T (K = 5, d = 10, N = 500)", theory, out_dir)
+    data = loglog_figure(rows, name, f"{name}: dynamic regret against T (K = 5, d = 10, N = 500)", theory, drawing)
     claims = []
-    if have(name, data["algo"], [ADA]):
+    if have(drawing, name, data["algo"], [ADA]):
         claims.append(slope_claim(f"{ADA_LABEL} regret slope against the {reference} reference", name,
                                   data[data["algo"] == ADA], f"{exponent:.3f} +- {SLOPE_TOLERANCE}",
                                   lambda slope: slope_verdict(slope, exponent)))
@@ -83,7 +75,7 @@ def regret_against_T(name: str, rows: pd.DataFrame, out_dir: Path) -> list[dict]
     for master in MASTERS:  # ours: the later reduction against Ada-ILTCB+ and VW
         pairs += [(ADA, master), (master, "vw_epsilon")] if master in top.index else []
     for first, other in pairs:
-        if have(name, top.index, [first, other]):
+        if have(drawing, name, top.index, [first, other]):
             ratio = float(top[first] / top[other])
             claims.append({"claim": f"{LABELS.get(first, first)} has lower regret than {LABELS.get(other, other)} "
                                     f"(ratio at the largest T)", "figure": name,
@@ -95,12 +87,12 @@ def events(row) -> dict:
     return json.loads(row["events"]) if isinstance(row["events"], str) else {}
 
 
-def theory_never_restarts(tables: dict) -> list[dict]:
+def theory_never_restarts(drawing: Drawing, tables: dict) -> list[dict]:
     """The theory preset's restarts over every C1/C2 run."""
     runs = [len(events(row).get("restarts", [])) for rows in tables.values()
             for _, row in rows[rows["label"] == "ada_iltcb_plus_theory"].iterrows()]
     if not runs:
-        skip("ctx_switch", "ada_iltcb_plus_theory")
+        drawing.skip("ctx_switch", "ada_iltcb_plus_theory")
         return []
     n = int(np.sum(runs))
     return [{"claim": "the theory preset never restarts at feasible T (restarts over all C1/C2 runs)",
@@ -108,7 +100,7 @@ def theory_never_restarts(tables: dict) -> list[dict]:
              "expected": "0", "verdict": verdict(n == 0)}]
 
 
-def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
+def timeline_figure(rows: pd.DataFrame, drawing: Drawing) -> None:
     """Like the ada paper's Figure 2, for one trial: |M_t|, replay starts, block
     boundaries and restarts, against the true change points."""
     pick = rows[(rows["label"] == ADA) & (rows["T"] == rows["T"].max()) & rows["events"].notna()]
@@ -116,7 +108,7 @@ def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
         notice("ctx_timeline", f"ctx_switch has no {ADA} trial with events at its largest T")
         return
     row = pick.sort_values("trial").iloc[0]
-    code_versions(pick, "ctx_timeline")
+    drawing.record_versions(pick, "ctx_timeline")
     ev, T = events(row), int(row["T"])
     replays, blocks, restarts = ev.get("replays", []), ev.get("blocks", []), ev.get("restarts", [])
     changes = json.loads(row["env_info"]).get("change_points", [])
@@ -147,7 +139,7 @@ def timeline_figure(rows: pd.DataFrame, out_dir: Path) -> None:
     ax.set_yticks([tick for tick in ax.get_yticks() if 0 <= tick <= max(level.max(), 1) + 0.5])
     ax.set_title(f"Ada-ILTCB+ timeline, one trial (ctx_switch, T = {T}, trial {int(row['trial'])})", fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    save_figure(fig, pd.DataFrame({"t": np.arange(T), "replays_in_progress": level}), out_dir, "ctx_timeline",
+    save_figure(fig, pd.DataFrame({"t": np.arange(T), "replays_in_progress": level}), drawing, "ctx_timeline",
                 "events stored with the trial (tables/ctx_switch.parquet)")
 
 
@@ -157,10 +149,10 @@ def detection_delay(row, change: int) -> tuple[float, bool]:
     return (float(after[0] - change), True) if after else (float(row["T"] - change), False)
 
 
-def detection_delays(tables: dict, out_dir: Path) -> list[dict]:
+def detection_delays(tables: dict, drawing: Drawing) -> list[dict]:
     """C3: mean detection delay (95% band) against the size of the change, per algorithm,
     and the claim that replay shortens detection of the smallest change."""
-    code_versions(pd.concat(tables.values(), ignore_index=True), "ctx_delay")
+    drawing.record_versions(pd.concat(tables.values(), ignore_index=True), "ctx_delay")
     delays = []
     for name, rows in tables.items():
         shift = float(name.removeprefix(DELAY_PREFIX))
@@ -178,17 +170,18 @@ def detection_delays(tables: dict, out_dir: Path) -> list[dict]:
     fig, ax = plt.subplots(figsize=(6.0, 4.2))
     rows = pd.concat(tables.values(), ignore_index=True)
     entries = draw_curves(ax, summary, "algo", "shift", "mean_delay", "ci_low", "ci_high",
-                          groups=knowledge_groups(rows))
+                          groups=knowledge_groups(rows), highlight=drawing.highlight)
     ax.set_xlabel("size of the change (shift towards a fresh theta)")
     ax.set_ylabel("detection delay (rounds; T - change if never detected)")
     ax.set_title("C3: detection delay after one switch at T/2", fontsize=10)
     grouped_legend(ax, entries)
     ax.grid(True, alpha=0.3)
-    save_figure(fig, summary, out_dir, "ctx_delay", band_footer(ax, summary["trials"], "undetected changes count "
+    save_figure(fig, summary, drawing, "ctx_delay", band_footer(ax, summary["trials"], "undetected changes count "
                                                                 "T - change"))
-    claims = [row for master in MASTERS if master in set(summary["algo"]) for row in master_delays(summary, master)]
+    claims = [row for master in MASTERS if master in set(summary["algo"])
+              for row in master_delays(drawing, summary, master)]
     small = summary[summary["shift"] == summary["shift"].min()].set_index("algo")
-    if not have("ctx_delay", small.index, [ADA, "ada_iltcb_plus_noreplay"]):
+    if not have(drawing, "ctx_delay", small.index, [ADA, "ada_iltcb_plus_noreplay"]):
         return claims
     a, b = small.loc[ADA], small.loc["ada_iltcb_plus_noreplay"]
     return claims + [{"claim": f"replay shortens detection of a small change (shift "
@@ -199,13 +192,13 @@ def detection_delays(tables: dict, out_dir: Path) -> list[dict]:
              "expected": "with < without", "verdict": verdict(a["mean_delay"] < b["mean_delay"])}]
 
 
-def master_delays(summary: pd.DataFrame, master: str) -> list[dict]:
+def master_delays(drawing: Drawing, summary: pd.DataFrame, master: str) -> list[dict]:
     """Ours: a MASTER's tests against Ada-ILTCB+'s, mean detection delay at every size of change."""
     claims = []
     name = LABELS.get(master, master)
     for shift, g in summary.groupby("shift"):
         g = g.set_index("algo")
-        if not have("ctx_delay", g.index, [ADA, master]):
+        if not have(drawing, "ctx_delay", g.index, [ADA, master]):
             continue
         m, a = g.loc[master], g.loc[ADA]
         neither = m["detected_share"] == 0 and a["detected_share"] == 0  # both censored at T/2: no comparison

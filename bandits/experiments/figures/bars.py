@@ -10,13 +10,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-from bandits.experiments.figures.common import (
-    GROUP_ORDER,
-    LABELS,
-    OTHER,
-    highlight_names,
-    is_highlighted,
-)
+from bandits.experiments.figures.knowledge import GROUP_ORDER, OTHER
+from bandits.experiments.figures.names import LABELS, is_highlighted, parse_highlight
 
 GROUP_COLORS = dict(zip(GROUP_ORDER, ("#1f77b4", "#6a3d9a", "#ff7f0e", "#e6b400", "#2ca02c", "#7f7f7f",
                                       "#bcbd22"), strict=True))
@@ -29,9 +24,10 @@ def figure_size(n: int) -> tuple[float, float]:
 
 def draw_bars(ax, data: pd.DataFrame, key: str, groups: dict, highlight=None, xlabel: str = "") -> list[str]:
     """The bars of ``data`` (one row per configuration: mean_regret, ci_low, ci_high) on
-    ``ax``, sorted by mean; returns the knowledge groups drawn (for the legend)."""
+    ``ax``, sorted by mean, the configurations ``highlight`` names in bold; returns the
+    knowledge groups drawn (for the legend)."""
     data = data.sort_values(["mean_regret", key], ascending=[False, True], kind="stable")  # the lowest at the top
-    chosen = highlight_names(highlight)
+    chosen = parse_highlight(highlight)
     y = np.arange(len(data))
     colors = [GROUP_COLORS.get(groups.get(label, OTHER), GROUP_COLORS[OTHER]) for label in data[key]]
     mean = data["mean_regret"].to_numpy(float)

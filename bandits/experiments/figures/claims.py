@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bandits.experiments.figures.common import LINE_WIDTH, SCALES, VERSIONS, measured_slope, notice
+from bandits.experiments.figures.common import LINE_WIDTH, measured_slope, notice
+from bandits.experiments.figures.drawing import Drawing
 
 CLAIM_COLUMNS = ["claim", "figure", "measured", "expected", "verdict", "source", "code", "scale"]
 PAPER_SCALE = "paper"  # the scale of a claim made from its experiment's shipped run
@@ -46,40 +47,35 @@ def slope_claim(claim: str, figure: str, curve: pd.DataFrame, expected: str, jud
 
 # ----------------------------------------------------------------------------- skipped claims
 
-# figure -> the inputs its skipped claims lacked; one notice per figure at the end.
-SKIPPED: dict = {}
-
-
-def skip(figure: str, *missing: str) -> None:
-    SKIPPED.setdefault(figure, set()).update(missing)
-
-
-def have(figure: str, available, needed) -> bool:
+def have(drawing: Drawing, figure: str, available, needed) -> bool:
     """Whether every configuration (or table) in ``needed`` is among ``available``; if
-    not, the claim is skipped and the missing inputs are reported for ``figure``."""
+    not, the claim is skipped and ``drawing`` records the missing inputs for ``figure``
+    (:meth:`~bandits.experiments.figures.drawing.Drawing.skip`)."""
     missing = set(needed) - set(available)
     if missing:
-        skip(figure, *missing)
+        drawing.skip(figure, *missing)
     return not missing
 
 
-def report_skipped() -> None:
-    for figure, missing in sorted(SKIPPED.items()):
+def report_skipped(drawing: Drawing) -> None:
+    """One notice per figure whose claims ``drawing`` skipped, naming the missing inputs."""
+    for figure, missing in sorted(drawing.skipped.items()):
         notice(figure, f"claims skipped, missing input: {', '.join(sorted(missing))}", "")
 
 
 # ----------------------------------------------------------------------------- claims.csv
 
-def write_claims(results: Path, new: list[dict], replotted=()) -> pd.DataFrame:
+def write_claims(results: Path, new: list[dict], drawing: Drawing, replotted=()) -> pd.DataFrame:
     """Replace the rows of the re-plotted figures (those of ``new`` and the names in
     ``replotted``) in claims.csv, keep the others. ``source`` says where the numbers
     come from: simulation, the synthetic surrogate, or the real CPRM-12-001 data;
-    ``scale`` whether they come from the experiment's shipped run ("paper") or from a
-    reduced or changed one (its description, the stage's scale check; rows of a file
+    ``code`` the code versions ``drawing`` recorded for the row's figure; ``scale`` whether
+    they come from the experiment's shipped run ("paper") or from a reduced or changed one
+    (its description, the stage's scale check, as recorded in ``drawing``; rows of a file
     written before the column existed are "paper")."""
     path = results / "claims.csv"
-    new = [{**row, "source": row.get("source", "simulation"), "code": VERSIONS.get(row["figure"], ""),
-            "scale": row.get("scale") or SCALES.get(row["figure"]) or PAPER_SCALE} for row in new]
+    new = [{**row, "source": row.get("source", "simulation"), "code": drawing.versions.get(row["figure"], ""),
+            "scale": row.get("scale") or drawing.scales.get(row["figure"]) or PAPER_SCALE} for row in new]
     new_df = pd.DataFrame(new, columns=CLAIM_COLUMNS)
     if path.exists():
         old = pd.read_csv(path)

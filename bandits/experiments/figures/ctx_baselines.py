@@ -7,40 +7,39 @@ changes).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
-from bandits.experiments.figures.claims import have, skip, verdict
-from bandits.experiments.figures.common import curve_figure
+from bandits.experiments.figures.charts import curve_figure
+from bandits.experiments.figures.claims import have, verdict
+from bandits.experiments.figures.drawing import Drawing
 
 TABLES = ("ctx_baselines_S[0-9]*",)
 CTX_ORDER = ["iltcb", "oracle_restart", "epsilon_greedy", "exp4", "vw_epsilon", "vw_cover"]
 
 
-def draw(tables: dict, out_dir: Path) -> list[dict]:
+def draw(tables: dict, drawing: Drawing) -> list[dict]:
     claims = []
     for name in sorted(tables, key=lambda n: int(n.removeprefix("ctx_baselines_S"))):
-        claims += instance(name, int(name.removeprefix("ctx_baselines_S")), tables[name], out_dir)
+        claims += instance(name, int(name.removeprefix("ctx_baselines_S")), tables[name], drawing)
     return claims
 
 
-def instance(name: str, pieces: int, rows: pd.DataFrame, out_dir: Path) -> list[dict]:
+def instance(name: str, pieces: int, rows: pd.DataFrame, drawing: Drawing) -> list[dict]:
     label = "stationary" if pieces == 1 else f"switching, S = {pieces}"
     curve_figure(rows, name, "regret_curve", "dynamic regret (mean over trials)",
-                 f"Contextual baselines, {label}: K = 5, d = 10, N = 500", out_dir, CTX_ORDER)
+                 f"Contextual baselines, {label}: K = 5, d = 10, N = 500", drawing, CTX_ORDER)
     reg = rows.groupby("label")["final_regret"].mean()
     if pieces == 1:
         others = reg.drop(["iltcb", "oracle_restart"], errors="ignore")
         if others.empty:
-            skip(name, "a baseline")
-        if not have(name, reg.index, ["iltcb"]) or others.empty:
+            drawing.skip(name, "a baseline")
+        if not have(drawing, name, reg.index, ["iltcb"]) or others.empty:
             return []
         ratio = float(reg["iltcb"] / others.min())
         return [{"claim": "stationary: ILTCB does not lose to the baselines (ILTCB / best other)",
                  "figure": name, "measured": f"{ratio:.3f} (best other: {others.idxmin()})",
                  "expected": "<= 1", "verdict": verdict(ratio <= 1.0)}]
-    if not have(name, reg.index, ["iltcb", "oracle_restart"]):
+    if not have(drawing, name, reg.index, ["iltcb", "oracle_restart"]):
         return []
     ratio = float(reg["iltcb"] / reg["oracle_restart"])
     return [{"claim": "switching: ILTCB without restarts falls behind oracle_restart (ILTCB / oracle_restart)",

@@ -18,14 +18,15 @@ drift) and on drifting data streams (``contextual_table``).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 
 from bandits.experiments.figures import leaderboard as leaderboards
+from bandits.experiments.figures.charts import curve_figure
 from bandits.experiments.figures.claims import have, verdict
-from bandits.experiments.figures.common import LABELS, curve_figure
+from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.leaderboard import leaderboard
+from bandits.experiments.figures.names import LABELS
 
 TABLES = ("ctx_data.*",)
 ORDER = ["ada_iltcb_plus", "ada_iltcb_plus_theory", "ada_iltcb_plus_noreplay", "iltcb", "epsilon_greedy", "exp4",
@@ -60,7 +61,7 @@ def drifting(rows: pd.DataFrame) -> bool:
     return bool(info.get("change_points")) or params(rows).get("drift", "none") not in ("none", None)
 
 
-def draw(tables: dict, out_dir: Path) -> list[dict]:
+def draw(tables: dict, drawing: Drawing) -> list[dict]:
     claims, boards = [], []
     for name in sorted(tables):
         problem = name.partition(".")[2] or name
@@ -68,29 +69,29 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
         rows = tables[name]
         top = rows[rows["T"] == rows["T"].max()]
         curve_figure(top, figure, "regret_curve", "dynamic regret (mean over trials)",
-                     f"ctx_data {problem}: {provenance(rows)}", out_dir, ORDER)
+                     f"ctx_data {problem}: {provenance(rows)}", drawing, ORDER)
         board = leaderboard(rows, problem)
         boards.append(board.assign(experiment="ctx_data"))
-        claims += problem_claims(figure, problem, board, drifting(rows))
-    leaderboards.write(boards, out_dir)
+        claims += problem_claims(drawing, figure, problem, board, drifting(rows))
+    leaderboards.write(boards, drawing.folder)
     return claims
 
 
-def problem_claims(figure: str, problem: str, board: pd.DataFrame, drifts: bool) -> list[dict]:
+def problem_claims(drawing: Drawing, figure: str, problem: str, board: pd.DataFrame, drifts: bool) -> list[dict]:
     """The C1-C3 comparisons on one problem at its largest T."""
     last = board[board["T"] == board["T"].max()].set_index("algo")
     claims = []
-    if drifts and have(figure, last.index, [ADA, ILTCB]):
+    if drifts and have(drawing, figure, last.index, [ADA, ILTCB]):
         ratio = float(last.loc[ADA, "mean_regret"] / last.loc[ILTCB, "mean_regret"])
         claims.append({"claim": f"{problem}: {LABELS.get(ADA, ADA)} has lower regret than {LABELS.get(ILTCB, ILTCB)} "
                                 "on drifting data (ratio at the largest T)", "figure": figure,
                        "measured": round(ratio, 3), "expected": "< 1", "verdict": verdict(ratio < 1)})
-    if MASTER_ILTCB in last.index and have(figure, last.index, [ADA, MASTER_ILTCB]):
+    if MASTER_ILTCB in last.index and have(drawing, figure, last.index, [ADA, MASTER_ILTCB]):
         ratio = float(last.loc[ADA, "mean_regret"] / last.loc[MASTER_ILTCB, "mean_regret"])
         claims.append({"claim": f"{problem}: {LABELS.get(ADA, ADA)} has lower regret than "
                                 f"{LABELS.get(MASTER_ILTCB, MASTER_ILTCB)} (ratio at the largest T)", "figure": figure,
                        "measured": round(ratio, 3), "expected": "< 1", "verdict": verdict(ratio < 1)})
-    if have(figure, last.index, [VW]):
+    if have(drawing, figure, last.index, [VW]):
         best = str(last["mean_regret"].idxmin())
         claims.append({"claim": f"{problem}: {LABELS.get(VW, VW)} has the lowest regret of all (largest T)",
                        "figure": figure,

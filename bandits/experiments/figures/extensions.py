@@ -8,27 +8,25 @@ no algorithm beats the lower-bound rate.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
-from bandits.experiments.figures.common import (
-    LABELS,
+from bandits.experiments.figures.charts import (
     Entry,
     band_footer,
     clipped,
-    code_versions,
     grouped_legend,
-    knowledge_groups,
     loglog_figure,
     plot_loglog,
-    regret_by_T,
     save_figure,
     with_slopes,
 )
+from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
+from bandits.experiments.figures.common import knowledge_groups, regret_by_T
+from bandits.experiments.figures.drawing import Drawing
+from bandits.experiments.figures.names import LABELS
 from bandits.experiments.figures.pooling import pooled_text
 
 EXT_THEORY = {
@@ -43,30 +41,30 @@ TABLES = (*EXT_THEORY, "lower_bound")
 LOWER_BOUND_SLOPE = 2 / 3
 
 
-def draw(tables: dict, out_dir: Path) -> list[dict]:
+def draw(tables: dict, drawing: Drawing) -> list[dict]:
     claims = []
     for name, theory in EXT_THEORY.items():
         if name not in tables:
             continue
         data = loglog_figure(tables[name], name, f"{name}: dynamic regret against T (hedging Table 2)", theory,
-                             out_dir)
+                             drawing)
         for algo, (exponent, label) in theory.items():
-            if np.isfinite(exponent) and have(name, data["algo"], [algo]):  # NaN: no rate to check
+            if np.isfinite(exponent) and have(drawing, name, data["algo"], [algo]):  # NaN: no rate to check
                 claims.append(slope_claim(f"{LABELS.get(algo, algo)} regret slope roughly matches theory", name,
                                           data[data["algo"] == algo], f"{label} ({exponent:.3f}) +- {SLOPE_TOLERANCE}",
                                           lambda slope, exponent=exponent: slope_verdict(slope, exponent)))
     if "lower_bound" in tables:
-        claims += lower_bound(tables["lower_bound"], out_dir)
+        claims += lower_bound(tables["lower_bound"], drawing)
     return claims
 
 
-def lower_bound(rows: pd.DataFrame, out_dir: Path) -> list[dict]:
+def lower_bound(rows: pd.DataFrame, drawing: Drawing) -> list[dict]:
     """Every algorithm's regret against T with the lower-bound curve (constant 1) stored
     in ``env_info``; claim: no fitted slope below 2/3 - tolerance."""
     data = with_slopes(regret_by_T(rows), {})
     curve = rows.groupby("T")["env_info"].first().map(lambda s: json.loads(s)["lower_bound_curve"])
     fig, ax = plt.subplots(figsize=(6.0, 4.4))
-    entries = plot_loglog(ax, data, {}, groups=knowledge_groups(rows))
+    entries = plot_loglog(ax, data, {}, groups=knowledge_groups(rows), highlight=drawing.highlight)
     line, = ax.plot(curve.index, curve.values, "k--", lw=1, label="d^(2/3) B_T^(1/3) T^(2/3) (constant 1)",
                     marker="x" if len(curve) == 1 else None)  # one T: a line of no length would not show
     grouped_legend(ax, [*entries, Entry(line, line.get_label())], fontsize=8, loc="upper left")
@@ -77,6 +75,6 @@ def lower_bound(rows: pd.DataFrame, out_dir: Path) -> list[dict]:
               for algo, d in data.groupby("algo")]
     data = data.drop(columns=["fitted_slope", "theory_slope"])  # the CSV's columns as before
     data["lower_bound_curve"] = data["T"].map(curve)
-    data["code"] = code_versions(rows, "lower_bound")
-    save_figure(fig, data, out_dir, "lower_bound", band_footer(ax, data["trials"], pooled_text(rows), clipped(data)))
+    data["code"] = drawing.record_versions(rows, "lower_bound")
+    save_figure(fig, data, drawing, "lower_bound", band_footer(ax, data["trials"], pooled_text(rows), clipped(data)))
     return claims

@@ -8,10 +8,11 @@ Claims rows name their data ``source``.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from bandits.experiments.figures.charts import curve_figure
 from bandits.experiments.figures.claims import have, verdict
-from bandits.experiments.figures.common import LABELS, curve_figure
+from bandits.experiments.figures.drawing import Drawing
+from bandits.experiments.figures.names import LABELS
 
 TABLES = ("fig5",)
 
@@ -21,12 +22,12 @@ SAVING_MW_COMPANY = 0.32
 FIG5_ORDER = ["sw_ucb_opt", "bob", "sw_ucb_obl", "ucb", "mw", "company"]
 
 
-def draw(tables: dict, out_dir: Path) -> list[dict]:
+def draw(tables: dict, drawing: Drawing) -> list[dict]:
     rows = tables["fig5"]
     source = json.loads(rows["env_info"].iloc[0]).get("data_source", "synthetic surrogate")
     data_label = "SYNTHETIC SURROGATE data" if source != "CPRM-12-001" else "CPRM-12-001 data"
     curve_figure(rows, "fig5", "regret_curve", "dynamic regret (mean over trials)",
-                 f"Fig. 5: auto-loan pricing, {data_label}", out_dir, FIG5_ORDER)
+                 f"Fig. 5: auto-loan pricing, {data_label}", drawing, FIG5_ORDER)
     reg = rows.groupby("label")["final_regret"].mean()
     claims = []
 
@@ -34,13 +35,13 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
         claims.append({"claim": claim, "figure": "fig5", "measured": measured, "expected": expected,
                        "verdict": verdict(ok), "source": source})
 
-    if have("fig5", reg.index, ["sw_ucb_opt", "bob"]) and len(reg) > 2:
+    if have(drawing, "fig5", reg.index, ["sw_ucb_opt", "bob"]) and len(reg) > 2:
         lowest = list(reg.sort_values().index[:2])
         add("SW-UCB-opt and BOB have the lowest dynamic regret", f"two lowest: {lowest}",
             "{sw_ucb_opt, bob}", set(lowest) == {"sw_ucb_opt", "bob"})
     for other, need in (("sw_ucb_obl", SAVING_OBL_UCB), ("ucb", SAVING_OBL_UCB), ("mw", SAVING_MW_COMPANY),
                         ("company", SAVING_MW_COMPANY)):
-        if have("fig5", reg.index, ["bob", other]):
+        if have(drawing, "fig5", reg.index, ["bob", other]):
             saving = 1 - float(reg["bob"] / reg[other])
             add(f"BOB's regret is at least {need:.0%} below {LABELS.get(other, other)}'s", f"{saving:.1%} below",
                 f">= {need:.0%}", saving >= need)

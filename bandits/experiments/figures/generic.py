@@ -42,30 +42,27 @@ import math
 import numbers
 import re
 import textwrap
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from bandits.experiments.figures import leaderboard as leaderboards
-from bandits.experiments.figures.common import (
-    LABELS,
+from bandits.experiments.figures.axes import log_axis
+from bandits.experiments.figures.charts import (
     band_footer,
     clipped,
-    code_versions,
     curve_figure,
     draw_curves,
     grouped_legend,
-    knowledge_groups,
-    log_axis,
     loglog_figure,
-    notice,
-    regret_by_T,
     save_figure,
     say_regret,
 )
+from bandits.experiments.figures.common import knowledge_groups, notice, regret_by_T
+from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.layout import axis_label
 from bandits.experiments.figures.leaderboard import leaderboard
+from bandits.experiments.figures.names import LABELS
 from bandits.experiments.figures.pooling import pooled_text, seeds_of, separate_seeds
 from bandits.experiments.labels import _flatten, _text, assign_labels
 from bandits.experiments.regret_kind import DYNAMIC, rows_regret_kind
@@ -80,21 +77,22 @@ def experiment_of(table: str) -> str:
     return str(experiment_group(pd.Series([table])).iloc[0])
 
 
-def draw(tables: dict, out_dir: Path, highlight=None) -> list[dict]:
-    """The figures of each table of one experiment and the experiment's leaderboard."""
+def draw(tables: dict, drawing: Drawing, highlight=None) -> list[dict]:
+    """The figures of each table of one experiment and the experiment's leaderboard;
+    ``highlight`` replaces the stage's configurations to highlight (``drawing.highlight``)."""
     boards = []
     for name, rows in sorted(tables.items()):
         problems = problem_configurations(rows)
         for suffix, problem, mine in problems:
             regret_figure(name if len(problems) == 1 else f"{name}_{suffix}", problem, separate_seeds(mine),
-                          out_dir, highlight, table=name)
+                          drawing, highlight, table=name)
             boards += problem_leaderboards(experiment_of(name), scenario_name(name, problem, len(problems)), mine)
         by_env = list(rows.groupby(_env_names(rows), sort=True))
         for env, mine in by_env:
             fig_base = name if len(by_env) == 1 else f"{name}_{_safe(env)}"
             for param, values in sweeps(name, mine).items():
-                sweep_figure(fig_base, param, values, mine, out_dir, env, highlight)
-    leaderboards.write(boards, out_dir)
+                sweep_figure(fig_base, param, values, mine, drawing, env, highlight)
+    leaderboards.write(boards, drawing.folder)
     return []
 
 
@@ -119,7 +117,7 @@ def problem_leaderboards(experiment: str, scenario: str, rows: pd.DataFrame) -> 
     return [leaderboard(part, name, oracles).assign(experiment=experiment) for name, part in parts]
 
 
-def regret_figure(name: str, problem: str, rows: pd.DataFrame, out_dir: Path, highlight=None,
+def regret_figure(name: str, problem: str, rows: pd.DataFrame, drawing: Drawing, highlight=None,
                   table: str | None = None) -> pd.DataFrame:
     """Figure ``name``: regret against T (several horizons) or against t (one), titled with
     the table's name, the problem and what the regret is measured against."""
@@ -127,10 +125,10 @@ def regret_figure(name: str, problem: str, rows: pd.DataFrame, out_dir: Path, hi
     head = f"{table or name}: {problem}"
     regret = rows_regret_kind(rows)
     if len(horizons) > 1:
-        return loglog_figure(rows, name, _wrap(say_regret(f"{head}: {DYNAMIC} against T", regret)), {}, out_dir,
+        return loglog_figure(rows, name, _wrap(say_regret(f"{head}: {DYNAMIC} against T", regret)), {}, drawing,
                              key="label", highlight=highlight)
     return curve_figure(rows, name, "regret_curve", f"{DYNAMIC} (mean over trials)",
-                        _wrap(say_regret(f"{head}: {DYNAMIC} against t (T = {horizons[0]})", regret)), out_dir, [],
+                        _wrap(say_regret(f"{head}: {DYNAMIC} against t (T = {horizons[0]})", regret)), drawing, [],
                         key="label", highlight=highlight)
 
 
@@ -234,7 +232,7 @@ def sweep_points(rows: pd.DataFrame, values: pd.Series) -> pd.DataFrame | None:
     return points[["algo", "value", "label", "T", "trials", "mean_regret", "ci_low", "ci_high"]]
 
 
-def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, out_dir: Path, env: str = "",
+def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, drawing: Drawing, env: str = "",
                  highlight=None) -> pd.DataFrame:
     fig_name = f"{name}_sweep_{re.sub(r'[^A-Za-z0-9_.-]', '_', param)}"
     data = []
@@ -248,7 +246,7 @@ def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, out_d
         return pd.DataFrame()
     data = pd.concat(data, ignore_index=True).sort_values(["algo", "value"], kind="stable")
     data.insert(1, "parameter", param)
-    data["code"] = code_versions(rows[rows["label"].isin(data["label"])], fig_name)
+    data["code"] = drawing.record_versions(rows[rows["label"].isin(data["label"])], fig_name)
     fig, ax = plt.subplots(figsize=(6.0, 4.4))
     values = data["value"]
     if (values > 0).all() and values.max() > LOG_SPAN * values.min():
@@ -256,7 +254,7 @@ def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, out_d
     groups = knowledge_groups(rows.assign(label=rows["algo"]))  # one curve per algo
     horizon = data.groupby("algo")["T"].first()
     entries = draw_curves(ax, data.assign(curve=data["algo"]), "curve", "value", "mean_regret", "ci_low", "ci_high",
-                          groups=groups, highlight=highlight,
+                          groups=groups, highlight=drawing.highlight_names(highlight),
                           text=lambda algo, d: f"{LABELS.get(algo, algo)} (T = {horizon[algo]})")
     ax.set_xlabel(param)
     ax.set_ylabel(axis_label(f"{rows_regret_kind(rows)} at T (mean over trials)"))
@@ -264,5 +262,5 @@ def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, out_d
     grouped_legend(ax, entries)
     ax.grid(True, which="both", alpha=0.3)
     drawn = rows[rows["label"].isin(data["label"]) & rows["T"].isin(data["T"])]
-    return save_figure(fig, data, out_dir, fig_name, band_footer(ax, data["trials"], pooled_text(drawn),
+    return save_figure(fig, data, drawing, fig_name, band_footer(ax, data["trials"], pooled_text(drawn),
                                                                  clipped(data)))

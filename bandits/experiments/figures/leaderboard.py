@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bandits.experiments.figures.common import code_versions
+from bandits.experiments.figures.drawing import code_versions
 from bandits.experiments.regret_kind import rows_regret_floor
 from bandits.experiments.summary import bounded_t_interval
 

@@ -25,15 +25,16 @@ Every tolerance below was fixed before the first full run.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from bandits.experiments.figures import leaderboard as leaderboards
+from bandits.experiments.figures.charts import loglog_figure
 from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
-from bandits.experiments.figures.common import LABELS, loglog_figure
+from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.leaderboard import leaderboard
+from bandits.experiments.figures.names import LABELS
 
 TABLES = ("ns_benchmark.*", "fig2_modern.*", "ns_sensitivity", "modern_sensitivity", "ctx_master_sensitivity")
 # The verdict each sensitivity run probes, per variant of the family: (experiment, prefix of
@@ -58,39 +59,10 @@ RARE_RESTARTS = 0.5
 # GLR-klUCB on a stationary problem stays within this factor of kl-UCB (Besson et al.:
 # "the price of change detection is small when there is no change").
 STATIONARY_PRICE = 2.0
-
-LABELS.update({"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson sampling", "d_ucb": "D-UCB",
-               "sw_ucb_gm": "SW-UCB (G&M)", "discounted_ts": "discounted TS", "sw_ts": "SW-TS",
-               "cusum_ucb": "CUSUM-UCB", "m_ucb": "M-UCB", "glr_klucb": "GLR-klUCB (local)",
-               "cusum_klucb": "CUSUM-klUCB", "m_klucb": "M-klUCB", "d_klucb": "D-klUCB",
-               "sw_klucb_gm": "SW-klUCB (G&M)",
-               "glr_klucb_global": "GLR-klUCB (global)", "master_ucb": "MASTER (UCB)",
-               "oracle_restart_ucb": "UCB restarted at true changes (oracle)",
-               "d_ucb_xi0125": "D-UCB, xi = 1/8", "discounted_ts_g095": "discounted TS, gamma = 0.95",
-               "discounted_ts_g099": "discounted TS, gamma = 0.99", "sw_ts_c4": "SW-TS, window constant 4",
-               "glr_klucb_experiments": "GLR-klUCB (local), threshold of the authors' code",
-               "glr_klucb_alpha005": "GLR-klUCB (local), alpha_0 = 0.05",
-               "master_oful_tm1e-2": "MASTER-OFUL, thresholds x 1e-2",
-               "master_oful_tm1e-3": "MASTER-OFUL, thresholds x 1e-3",
-               "master_oful_tm1e-4": "MASTER-OFUL, thresholds x 1e-4",
-               "master_oful_tm1e-5": "MASTER-OFUL, thresholds x 1e-5",
-               "master_oful_tm1e-6": "MASTER-OFUL, thresholds x 1e-6",
-               "master_oful_cap": "MASTER-OFUL, rho capped at 1",
-               "master_oful_log2T": "MASTER-OFUL, epochs from order floor(log2 T)",
-               "master_ucb_nolog": "MASTER (UCB), earlier reading",
-               "m_ucb_theorem": "M-UCB, gamma of the theorem",
-               "master_ucb_reimpl": "MASTER (UCB), epochs from order floor(log2 T) (re-implementation)",
-               "master_ucb_c05": "MASTER (UCB), c = 0.5", "master_ucb_c1": "MASTER (UCB), c = 1",
-               "master_ucb_c4": "MASTER (UCB), c = 4", "master_ucb_cap": "MASTER (UCB), rho capped at 1",
-               "master_iltcb_c2_01": "MASTER-ILTCB, c2 = 0.1", "master_iltcb_c2_10": "MASTER-ILTCB, c2 = 10",
-               "master_iltcb_psi10": "MASTER-ILTCB, psi = 10", "master_iltcb_psi1000": "MASTER-ILTCB, psi = 1000",
-               "master_iltcb_cap": "MASTER-ILTCB, rho capped at 1",
-               "master_iltcb_log2T": "MASTER-ILTCB, epochs from order floor(log2 T)",
-               "master_iltcb_every_round": "MASTER-ILTCB, OP solved every round (Alg. 12)",
-               "restart_linucb_corrected": "RestartUCB, period of the corrected analysis"})
+# The display names of these experiments' algorithms and variants: names.BENCHMARK_LABELS.
 
 
-def draw(tables: dict, out_dir: Path) -> list[dict]:
+def draw(tables: dict, drawing: Drawing) -> list[dict]:
     claims, boards = [], []
     for name in sorted(tables):
         experiment, _, scenario = name.partition(".")
@@ -98,15 +70,15 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
         rows = tables[name]
         title = f"{experiment}: {scenario.replace('_', ' ')} (env={rows['env'].iloc[0]})"
         data = loglog_figure(rows, name.replace(".", "_"), title, RATE_HALF if experiment == "ns_benchmark" else {},
-                             out_dir, wide=True)
+                             drawing, wide=True)
         board = leaderboard(rows, scenario)
         boards.append(board.assign(experiment=experiment))
         if experiment == "ns_benchmark":
-            claims += benchmark_claims(name, scenario, rows, data, board)
+            claims += benchmark_claims(drawing, name, scenario, rows, data, board)
         elif experiment == "fig2_modern":
-            claims += fig2_modern_claims(name, scenario, board)
+            claims += fig2_modern_claims(drawing, name, scenario, board)
         claims += sensitivity_claims(experiment, name.replace(".", "_"), board)
-    leaderboards.write(boards, out_dir)
+    leaderboards.write(boards, drawing.folder)
     return claims
 
 
@@ -154,35 +126,35 @@ def master_restarts(rows: pd.DataFrame) -> pd.Series:
     return counts.groupby(master["T"]).mean()
 
 
-def benchmark_claims(name: str, scenario: str, rows: pd.DataFrame, data: pd.DataFrame,
+def benchmark_claims(drawing: Drawing, name: str, scenario: str, rows: pd.DataFrame, data: pd.DataFrame,
                      board: pd.DataFrame) -> list[dict]:
     fig = name.replace(".", "_")
     claims = []
     if scenario == "abrupt_few":
         for algo, (exponent, text) in RATE_HALF.items():
-            if have(fig, data["algo"], [algo]):
+            if have(drawing, fig, data["algo"], [algo]):
                 claims.append(slope_claim(
                     f"{LABELS[algo]}: regret grows like sqrt(Upsilon_T T log T) (Upsilon_T fixed; slope in T)", fig,
                     data[data["algo"] == algo], f"{text} (+ log factors) +- {SLOPE_TOLERANCE}",
                     lambda s, e=exponent: slope_verdict(s, e)))
         for passive in PASSIVE:
-            if have(fig, board["algo"], [passive, "glr_klucb"]):
+            if have(drawing, fig, board["algo"], [passive, "glr_klucb"]):
                 claims.append(_ratio_claim(f"change detection beats passive forgetting: {LABELS[passive]} / "
                                            "GLR-klUCB", fig, board, passive, "glr_klucb", True))
-    if scenario in PIECEWISE and have(fig, board["algo"], ["master_ucb"]):
+    if scenario in PIECEWISE and have(drawing, fig, board["algo"], ["master_ucb"]):
         restarts = master_restarts(rows)
         T = int(restarts.index.max())
         claims.append({"claim": f"MASTER's tests are rarely triggered: test-triggered restarts per trial (T={T})",
                        "figure": fig, "measured": round(float(restarts.loc[T]), 3),
                        "expected": f"< {RARE_RESTARTS}", "verdict": verdict(restarts.loc[T] < RARE_RESTARTS)})
         for detector in ("glr_klucb", "cusum_ucb"):
-            if have(fig, board["algo"], [detector]):
+            if have(drawing, fig, board["algo"], [detector]):
                 claims.append(_ratio_claim(f"change detection beats MASTER: MASTER / {LABELS[detector]}", fig,
                                            board, "master_ucb", detector, True))
     if scenario == "stationary":
         last = _at_largest_T(board)
         for glr in ("glr_klucb", "glr_klucb_alpha005"):  # the default, and the sensitivity to alpha_0
-            if have(fig, board["algo"], [glr, "kl_ucb"]):
+            if have(drawing, fig, board["algo"], [glr, "kl_ucb"]):
                 r = float(last.loc[glr, "mean_regret"] / last.loc["kl_ucb", "mean_regret"])
                 claims.append({"claim": f"without changes GLR-klUCB pays little for detection: {LABELS[glr]} / "
                                         f"kl-UCB (T={int(board['T'].max())})", "figure": fig, "measured": round(r, 3),
@@ -190,20 +162,20 @@ def benchmark_claims(name: str, scenario: str, rows: pd.DataFrame, data: pd.Data
     return claims
 
 
-def fig2_modern_claims(name: str, scenario: str, board: pd.DataFrame) -> list[dict]:
+def fig2_modern_claims(drawing: Drawing, name: str, scenario: str, board: pd.DataFrame) -> list[dict]:
     """Does the hedging algorithm of the scenario (SW-UCB-opt with known B_T, BOB with
     unknown B_T) keep its advantage over EXP3.S, and does it beat the change detectors?"""
     fig = name.replace(".", "_")
     ours = "sw_ucb_opt" if scenario == "fig2a" else "bob"
     claims = []
-    if have(fig, board["algo"], [ours, "exp3s"]):
+    if have(drawing, fig, board["algo"], [ours, "exp3s"]):
         claims.append(_ratio_claim(f"{LABELS[ours]} below EXP3.S (Rexp3) on Bernoulli rewards: "
                                    f"{LABELS[ours]} / EXP3.S", fig, board, ours, "exp3s", False))
     for detector in DETECTORS:
-        if have(fig, board["algo"], [ours, detector]):
+        if have(drawing, fig, board["algo"], [ours, detector]):
             claims.append(_ratio_claim(f"{LABELS[ours]} below {LABELS[detector]}: {LABELS[ours]} / "
                                        f"{LABELS[detector]}", fig, board, ours, detector, False))
-    if have(fig, board["algo"], [ours]):
+    if have(drawing, fig, board["algo"], [ours]):
         last = _at_largest_T(board)
         rank, of = int(last.loc[ours, "rank"]), int(last["rank"].notna().sum())
         claims.append({"claim": f"{LABELS[ours]}'s rank among the learners (T={int(board['T'].max())})",

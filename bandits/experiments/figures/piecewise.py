@@ -15,12 +15,12 @@ groups (:data:`KNOWS_B_T`, :data:`UNKNOWN_B_T_MODERN`).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
-from bandits.experiments.figures.claims import have, skip, verdict
-from bandits.experiments.figures.common import LABELS, code_versions, curve_figure
+from bandits.experiments.figures.charts import curve_figure
+from bandits.experiments.figures.claims import have, verdict
+from bandits.experiments.figures.drawing import Drawing
+from bandits.experiments.figures.names import LABELS
 
 TABLES = ("fig3", "fig4", "fig3_instances", "fig4_instances")
 FIGURES = {"fig3": "2 arms (d = 2)", "fig4": "linear, d = 5, 40 actions"}
@@ -42,14 +42,15 @@ UNKNOWN_B_T_MODERN = [*UNKNOWN_B_T, "restart_linucb_bob", "master_oful"]
 MASTER_READINGS = ["master_oful", "master_oful_nolog"]
 
 
-def draw(tables: dict, out_dir: Path) -> list[dict]:
-    final = {fig: reward_and_regret_figures(fig, tables[fig], out_dir) for fig in FIGURES if fig in tables}
+def draw(tables: dict, drawing: Drawing) -> list[dict]:
+    final = {fig: reward_and_regret_figures(fig, tables[fig], drawing) for fig in FIGURES if fig in tables}
     claims = [row for fig, (reg, rew) in final.items()
-              for row in piecewise_claims(fig, reg, rew) + modern_claims(f"{fig}_modern", reg)]
-    if final and have("fig4", [f"table {fig}" for fig in final], ["table fig3", "table fig4"]):
-        row = ucb_fig3_vs_fig4(final["fig3"][0], final["fig4"][0])  # Fig. 3 against Fig. 4: needs both
+              for row in piecewise_claims(drawing, fig, reg, rew) + modern_claims(f"{fig}_modern", reg)]
+    if final and have(drawing, "fig4", [f"table {fig}" for fig in final], ["table fig3", "table fig4"]):
+        row = ucb_fig3_vs_fig4(drawing, final["fig3"][0], final["fig4"][0])  # Fig. 3 against Fig. 4: needs both
         claims += [row] if row else []
-    claims += instance_claims({fig: tables[f"{fig}_instances"] for fig in FIGURES if f"{fig}_instances" in tables})
+    claims += instance_claims(drawing, {fig: tables[f"{fig}_instances"] for fig in FIGURES
+                                        if f"{fig}_instances" in tables})
     return [{k: v for k, v in row.items() if k != "holds"} for row in claims]
 
 
@@ -57,7 +58,7 @@ def finals(rows: pd.DataFrame):
     return rows.groupby("label")["final_regret"].mean(), rows.groupby("label")["final_reward"].mean()
 
 
-def reward_and_regret_figures(fig: str, rows: pd.DataFrame, out_dir: Path):
+def reward_and_regret_figures(fig: str, rows: pd.DataFrame, drawing: Drawing):
     """Panels (a) reward and (b) regret of the paper's algorithms at the table's largest T,
     and the modern panel (regret of every algorithm) when a later baseline ran; returns the
     mean final regret and reward per configuration."""
@@ -65,15 +66,15 @@ def reward_and_regret_figures(fig: str, rows: pd.DataFrame, out_dir: Path):
     paper = rows[rows["label"].isin(PIECEWISE_ORDER)]
     for panel, column, ylabel in (("a", "reward_curve", "cumulative reward"), ("b", "regret_curve", "dynamic regret")):
         curve_figure(paper, f"{fig}{panel}", column, f"{ylabel} (mean over trials)",
-                     f"Fig. {fig[-1]}({panel}): piecewise-linear, {FIGURES[fig]}", out_dir, PIECEWISE_ORDER)
+                     f"Fig. {fig[-1]}({panel}): piecewise-linear, {FIGURES[fig]}", drawing, PIECEWISE_ORDER)
     if rows["label"].isin(MODERN).any():
         curve_figure(rows, f"{fig}_modern", "regret_curve", "dynamic regret (mean over trials)",
-                     f"Fig. {fig[-1]}(b) with later baselines (ours): {FIGURES[fig]}", out_dir,
+                     f"Fig. {fig[-1]}(b) with later baselines (ours): {FIGURES[fig]}", drawing,
                      PIECEWISE_ORDER + MODERN)
     return finals(rows)
 
 
-def piecewise_claims(fig: str, reg: pd.Series, rew: pd.Series) -> list[dict]:
+def piecewise_claims(drawing: Drawing, fig: str, reg: pd.Series, rew: pd.Series) -> list[dict]:
     """The paper's §9.1.2 statements on one figure's mean final regret / reward per algorithm
     (``fig`` is fig3..., with EXP3.S, or fig4..., without). Each row also carries ``holds``
     (bool) for the across-instance summary."""
@@ -88,26 +89,26 @@ def piecewise_claims(fig: str, reg: pd.Series, rew: pd.Series) -> list[dict]:
         return {a: round(float(reg[a]), 1) for a in among if a != best}
 
     with_exp3s = fig.startswith("fig3")
-    if not with_exp3s and have(fig, reg.index, ["sw_ucb_opt"]) and len(reg) > 1:
+    if not with_exp3s and have(drawing, fig, reg.index, ["sw_ucb_opt"]) and len(reg) > 1:
         # Fig. 4 has no other algorithm that knows B_T; "ranks similarly" then means lowest of all.
         rest = others("sw_ucb_opt", reg.index)
         add("SW-UCB-opt (the only algorithm that knows B_T) has the lowest regret of all",
             f"SW-UCB-opt {reg['sw_ucb_opt']:.1f} vs {rest}", "lowest", reg["sw_ucb_opt"] < min(rest.values()))
-    if with_exp3s and have(fig, reg.index, ["sw_ucb_opt", "exp3s"]):
+    if with_exp3s and have(drawing, fig, reg.index, ["sw_ucb_opt", "exp3s"]):
         rest = others("sw_ucb_opt", ["exp3s"])
         add("SW-UCB-opt has the lowest regret among algorithms that know B_T",
             f"SW-UCB-opt {reg['sw_ucb_opt']:.1f} vs {rest}", "lowest", reg["sw_ucb_opt"] < min(rest.values()))
-    if have(fig, reg.index, UNKNOWN_B_T):
+    if have(drawing, fig, reg.index, UNKNOWN_B_T):
         rest = others("bob", UNKNOWN_B_T)
         add("BOB has the lowest regret among algorithms that do not know B_T",
             f"BOB {reg['bob']:.1f} vs {rest}", "lowest", reg["bob"] < min(rest.values()))
-    if with_exp3s and have(fig, rew.index, ["bob", "exp3s"]):
+    if with_exp3s and have(drawing, fig, rew.index, ["bob", "exp3s"]):
         ratio = float(rew["bob"] / rew["exp3s"])
         ok = abs(ratio - 1) <= COMPARABLE
         add("BOB's cumulative reward is comparable to EXP3.S's (BOB / EXP3.S)", round(ratio, 3),
             f"within {COMPARABLE:.0%} of 1", ok,
             "agrees" if ok else ("disagrees: BOB higher" if ratio > 1 else "disagrees: BOB lower"))
-    if with_exp3s and have(fig, rew.index, ["ucb"]) and len(rew) > 1:
+    if with_exp3s and have(drawing, fig, rew.index, ["ucb"]) and len(rew) > 1:
         rest = rew.drop("ucb")
         add("UCB fails: its total reward is not above any other algorithm's",
             f"UCB {rew['ucb']:.1f}; lowest other {rest.min():.1f}", "UCB <= all others", rew["ucb"] <= rest.min())
@@ -140,9 +141,10 @@ def modern_claims(fig: str, reg: pd.Series) -> list[dict]:
     return rows
 
 
-def ucb_fig3_vs_fig4(reg3: pd.Series, reg4: pd.Series, fig: str = "fig4") -> dict | None:
+def ucb_fig3_vs_fig4(drawing: Drawing, reg3: pd.Series, reg4: pd.Series, fig: str = "fig4") -> dict | None:
     reg3, reg4 = reg3[reg3.index.isin(PIECEWISE_ORDER)], reg4[reg4.index.isin(PIECEWISE_ORDER)]
-    if not (have(fig, reg3.index, ["ucb"]) and have(fig, reg4.index, ["ucb"])) or min(len(reg3), len(reg4)) < 2:
+    both = have(drawing, fig, reg3.index, ["ucb"]) and have(drawing, fig, reg4.index, ["ucb"])
+    if not both or min(len(reg3), len(reg4)) < 2:
         return None
     r3 = float(reg3["ucb"] / reg3.drop("ucb").min())
     r4 = float(reg4["ucb"] / reg4.drop("ucb").min())
@@ -152,22 +154,23 @@ def ucb_fig3_vs_fig4(reg3: pd.Series, reg4: pd.Series, fig: str = "fig4") -> dic
             "verdict": verdict(ok), "holds": ok}
 
 
-def instance_claims(tables: dict) -> list[dict]:
+def instance_claims(drawing: Drawing, tables: dict) -> list[dict]:
     """For each claim of a figure, on how many instances (root seeds) of its sweep it holds."""
     per_seed = {fig: {int(s): finals(g) for s, g in rows.groupby("seed")} for fig, rows in tables.items()}
     for fig, rows in tables.items():
-        code_versions(rows, f"{fig}_modern_instances")  # the code behind the modern rows of the sweep
+        drawing.record_versions(rows, f"{fig}_modern_instances")  # the code behind the modern rows of the sweep
     if per_seed and set(per_seed) != set(FIGURES):
-        skip("fig4_instances", *[f"table {fig}_instances" for fig in FIGURES if fig not in per_seed])
+        drawing.skip("fig4_instances", *[f"table {fig}_instances" for fig in FIGURES if fig not in per_seed])
     summary = []
     for fig, seeds in per_seed.items():
         outcomes: dict = {}  # (figure, claim) -> holds on each instance
         for reg, rew in seeds.values():
-            for row in piecewise_claims(f"{fig}_instances", reg, rew) + modern_claims(f"{fig}_modern_instances", reg):
+            for row in (piecewise_claims(drawing, f"{fig}_instances", reg, rew)
+                        + modern_claims(f"{fig}_modern_instances", reg)):
                 outcomes.setdefault((row["figure"], row["claim"]), []).append(row["holds"])
         if fig == "fig4" and "fig3" in per_seed:
             for seed in sorted(set(per_seed["fig3"]) & set(seeds)):
-                row = ucb_fig3_vs_fig4(per_seed["fig3"][seed][0], seeds[seed][0], "fig4_instances")
+                row = ucb_fig3_vs_fig4(drawing, per_seed["fig3"][seed][0], seeds[seed][0], "fig4_instances")
                 if row:
                     outcomes.setdefault((row["figure"], row["claim"]), []).append(row["holds"])
         for (figure, claim), holds in outcomes.items():

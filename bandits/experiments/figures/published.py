@@ -26,15 +26,16 @@ this module precedes their first run).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from bandits.experiments.figures import leaderboard as leaderboards
+from bandits.experiments.figures.charts import curve_figure
 from bandits.experiments.figures.claims import have, verdict
-from bandits.experiments.figures.common import LABELS, curve_figure
+from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.leaderboard import leaderboard
+from bandits.experiments.figures.names import LABELS
 
 TABLES = ("glr_thesis*.*", "glr_journal*.*", "dlinucb_*.*", "master_geo*.*")
 
@@ -150,29 +151,14 @@ ORDER = ["oracle_restart_klucb", "oracle_restart_ucb", "glr_klucb", "glr_klucb_g
          "cusum_klucb_code", "cusum_klucb_m400", "cusum_ucb", "cusum_ucb_code", "m_klucb", "m_klucb_code",
          "m_klucb_w800", "m_ucb", "m_ucb_code", "master_ucb", "master_ucb_reimpl", "d_klucb", "d_klucb_code",
          "sw_klucb_gm", "discounted_ts", "exp3s", "kl_ucb", "thompson", "d_linucb", "sw_linucb", "linucb"]
-LABELS.update({
-    "oracle_restart_klucb": "kl-UCB restarted at true changes (oracle)",
-    "oracle_restart_ucb": "UCB restarted at true changes (oracle)",
-    "glr_klucb_code": "GLR-klUCB (local), SMPyBandits' tuning",
-    "glr_klucb_code_global": "GLR-klUCB (global), SMPyBandits' tuning",
-    "glr_klucb_opt": "GLR-klUCB (local), constant alpha_opt", "glr_klucb_opt_global": "GLR-klUCB (global), alpha_opt",
-    "qcd_klucb": "QCD+klUCB (GLR, global, no forced exploration)", "d_ucb_code": "D-UCB, gamma = 0.95",
-    "m_ucb_code": "M-UCB, SMPyBandits' tuning", "cusum_ucb_code": "CUSUM-UCB, SMPyBandits' tuning",
-    "m_ucb_w800": "M-UCB, w = 800", "cusum_ucb_m400": "CUSUM-UCB, M = 400, eps = 0.05",
-    "m_klucb_w800": "M-klUCB, w = 800", "cusum_klucb_m400": "CUSUM-klUCB, M = 400, eps = 0.05",
-    "sw_linucb": "SW-LinUCB (sw_ucb)", "linucb": "LinUCB (OFUL)",
-    "d_klucb": "D-klUCB", "sw_klucb_gm": "SW-klUCB", "m_klucb": "M-klUCB", "cusum_klucb": "CUSUM-klUCB",
-    "d_klucb_code": "D-klUCB, gamma = 0.95", "m_klucb_code": "M-klUCB, SMPyBandits' tuning",
-    "cusum_klucb_code": "CUSUM-klUCB, SMPyBandits' tuning", "glr_ucb": "GLR-UCB (local)",
-    "master_ucb_reimpl": "MASTER (UCB), their n_init = floor(log2 T)",
-})
+# The display names of these experiments' algorithms and variants: names.PUBLISHED_LABELS.
 
 
 def figure_name(table: str) -> str:
     return table.replace(".", "_")
 
 
-def draw(tables: dict, out_dir: Path) -> list[dict]:
+def draw(tables: dict, drawing: Drawing) -> list[dict]:
     claims, boards = [], []
     for name in sorted(tables):
         experiment, _, scenario = name.partition(".")
@@ -181,18 +167,18 @@ def draw(tables: dict, out_dir: Path) -> list[dict]:
             rows = rows.assign(trial=rows["seed"].astype(np.int64) * 1_000_000 + rows["trial"].astype(np.int64))
         last = rows[rows["T"] == rows["T"].max()]
         curve_figure(last, figure_name(name), "regret_curve", "dynamic regret (mean over trials)",
-                     f"{experiment}: {scenario.replace('_', ' ')} (T = {int(last['T'].iloc[0])})", out_dir, ORDER)
+                     f"{experiment}: {scenario.replace('_', ' ')} (T = {int(last['T'].iloc[0])})", drawing, ORDER)
         boards.append(leaderboard(rows, scenario).assign(experiment=experiment))
         stats = final_stats(last)
         if name in THESIS_COLUMNS:
-            claims += thesis_claims(name, stats, max_regret(last))
+            claims += thesis_claims(drawing, name, stats, max_regret(last))
         elif name in UCB_COLUMNS:
-            claims += ucb_table_claims(name, stats)
+            claims += ucb_table_claims(drawing, name, stats)
         elif name in DLINUCB_READ:
-            claims += dlinucb_claims(name, stats)
+            claims += dlinucb_claims(drawing, name, stats)
         elif experiment.startswith("master_geo"):
-            claims += master_claims(name, last, stats)
-    leaderboards.write(boards, out_dir)
+            claims += master_claims(drawing, name, last, stats)
+    leaderboards.write(boards, drawing.folder)
     return claims
 
 
@@ -237,7 +223,7 @@ def max_regret(rows: pd.DataFrame) -> float:
     return float(((means.max(axis=1) - means.min(axis=1)) * lengths).sum())
 
 
-def thesis_claims(name: str, stats: pd.DataFrame, worst: float = float("nan")) -> list[dict]:
+def thesis_claims(drawing: Drawing, name: str, stats: pd.DataFrame, worst: float = float("nan")) -> list[dict]:
     fig = figure_name(name)
     column, table, col, n_pub = THESIS_COLUMNS[name]
     rows = []
@@ -249,7 +235,7 @@ def thesis_claims(name: str, stats: pd.DataFrame, worst: float = float("nan")) -
     keys = list(THESIS_ROWS) + list(CODE_VARIANTS)
     for key in keys:
         base = CODE_VARIANTS.get(key, key)
-        if base not in THESIS_ROWS or not have(fig, stats.index, [key]):
+        if base not in THESIS_ROWS or not have(drawing, fig, stats.index, [key]):
             continue
         mean, sd = table[THESIS_ROWS[base]][col]
         reading = "" if key == base else ", SMPyBandits' tuning"
@@ -259,7 +245,7 @@ def thesis_claims(name: str, stats: pd.DataFrame, worst: float = float("nan")) -
     for key, value in THESIS_FIGURE.get(name, {}).items():
         for variant in [key] + [k for k, base in CODE_VARIANTS.items() if base == key]:
             if variant in stats.index or variant == key:
-                if not have(fig, stats.index, [variant]):
+                if not have(drawing, fig, stats.index, [variant]):
                     continue
                 reading = "" if variant == key else ", SMPyBandits' tuning"
                 rows.append(number_claim(f"{LABELS.get(key, key)}{reading}: final regret against the thesis's figure "
@@ -268,7 +254,7 @@ def thesis_claims(name: str, stats: pd.DataFrame, worst: float = float("nan")) -
                                          tolerance(value, stats.loc[variant], read_error=FIGURE_READ_ERROR[name])))
     best = THESIS_BEST[name]
     present = [k for k in THESIS_LEARNERS if k in stats.index]
-    if have(fig, stats.index, [best]) and len(present) > 1:
+    if have(drawing, fig, stats.index, [best]) and len(present) > 1:
         ours = stats.loc[present, "mean"].idxmin()
         rows.append({"claim": f"best non-oracle strategy (bold in the thesis's {column}) among the chapter's "
                               f"algorithms run here ({len(present)} of {len(THESIS_LEARNERS)})", "figure": fig,
@@ -276,14 +262,14 @@ def thesis_claims(name: str, stats: pd.DataFrame, worst: float = float("nan")) -
                      "expected": LABELS.get(best, best), "verdict": verdict(ours == best)})
     for local, glob, reading in (("glr_klucb", "glr_klucb_global", "the chapter's tuning"),
                                  ("glr_klucb_code", "glr_klucb_code_global", "SMPyBandits' tuning")):
-        if have(fig, stats.index, [local, glob]):
+        if have(drawing, fig, stats.index, [local, glob]):
             r = float(stats.loc[local, "mean"] / stats.loc[glob, "mean"])
             rows.append({"claim": f"GLR-klUCB: local restarts beat global ones ({reading}; \"the Local option is "
                                   f"always better\"): local / global", "figure": fig, "measured": round(r, 3),
                          "expected": "< 1", "verdict": verdict(r < 1)})
     if name == "glr_thesis_pb5.pb5":  # "klUCB and TS can outperform the oracle policy" on the hard problems
         for algo in ("kl_ucb", "thompson"):
-            if have(fig, stats.index, [algo, "oracle_restart_klucb"]):
+            if have(drawing, fig, stats.index, [algo, "oracle_restart_klucb"]):
                 r = float(stats.loc[algo, "mean"] / stats.loc["oracle_restart_klucb", "mean"])
                 rows.append({"claim": f"{LABELS.get(algo, algo)} outperforms the oracle restart on Problem 5 "
                                       f"({LABELS[algo]} / oracle)", "figure": fig, "measured": round(r, 3),
@@ -291,13 +277,13 @@ def thesis_claims(name: str, stats: pd.DataFrame, worst: float = float("nan")) -
     return rows
 
 
-def ucb_table_claims(name: str, stats: pd.DataFrame) -> list[dict]:
+def ucb_table_claims(drawing: Drawing, name: str, stats: pd.DataFrame) -> list[dict]:
     fig = figure_name(name)
     col = UCB_COLUMNS[name]
     rows = []
     for key in list(UCB_ROWS) + [k for k, base in CODE_VARIANTS.items() if base in UCB_ROWS]:
         base = CODE_VARIANTS.get(key, key)
-        if not have(fig, stats.index, [key]):
+        if not have(drawing, fig, stats.index, [key]):
             continue
         mean = _UCB[UCB_ROWS[base]][col]
         reading = "" if key == base else ", SMPyBandits' tuning"
@@ -306,7 +292,7 @@ def ucb_table_claims(name: str, stats: pd.DataFrame) -> list[dict]:
                                  mean, tolerance(mean, stats.loc[key])))
     for kl, ucb in (("oracle_restart_klucb", "oracle_restart_ucb"), ("m_klucb", "m_ucb"),
                     ("cusum_klucb", "cusum_ucb"), ("glr_klucb", "glr_ucb")):
-        if have(fig, stats.index, [kl, ucb]):
+        if have(drawing, fig, stats.index, [kl, ucb]):
             r = float(stats.loc[kl, "mean"] / stats.loc[ucb, "mean"])
             rows.append({"claim": f"the kl-UCB index beats UCB's (\"always yields better practical performance\"): "
                                   f"{UCB_ROWS[kl]} / {UCB_ROWS[ucb]}", "figure": fig, "measured": round(r, 3),
@@ -314,16 +300,16 @@ def ucb_table_claims(name: str, stats: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def dlinucb_claims(name: str, stats: pd.DataFrame) -> list[dict]:
+def dlinucb_claims(drawing: Drawing, name: str, stats: pd.DataFrame) -> list[dict]:
     fig = figure_name(name)
     rows = []
     for key, value in DLINUCB_READ[name].items():
-        if have(fig, stats.index, [key]):
+        if have(drawing, fig, stats.index, [key]):
             rows.append(number_claim(f"{LABELS.get(key, key)}: final regret (t = 6000) against the notebook's figure "
                                      f"(read: {value:g} +- {READ_ERROR[name]:g})", fig, stats.loc[key], value,
                                      tolerance(value, stats.loc[key], read_error=READ_ERROR[name])))
     for low, high in DLINUCB_ORDER[name]:
-        if have(fig, stats.index, [low, high]):
+        if have(drawing, fig, stats.index, [low, high]):
             r = float(stats.loc[low, "mean"] / stats.loc[high, "mean"])
             rows.append({"claim": f"as in the notebook's figure, {LABELS.get(low, low)} below {LABELS.get(high, high)} "
                                   f"at t = 6000 ({LABELS.get(low, low)} / {LABELS.get(high, high)})", "figure": fig,
@@ -342,7 +328,7 @@ def master_test_restarts(rows: pd.DataFrame, master: str) -> float:
 MASTERS = ("master_ucb", "master_ucb_reimpl")
 
 
-def master_claims(name: str, rows: pd.DataFrame, stats: pd.DataFrame) -> list[dict]:
+def master_claims(drawing: Drawing, name: str, rows: pd.DataFrame, stats: pd.DataFrame) -> list[dict]:
     fig = figure_name(name)
     out = []
     T = int(rows["T"].max())
@@ -357,13 +343,13 @@ def master_claims(name: str, rows: pd.DataFrame, stats: pd.DataFrame) -> list[di
                         "figure": fig, "measured": round(restarts, 3), "expected": "0",
                         "verdict": verdict(restarts == 0)})
         for detector in MASTER_DETECTORS:
-            if have(fig, stats.index, [detector]):
+            if have(drawing, fig, stats.index, [detector]):
                 r = float(stats.loc[detector, "mean"] / stats.loc[master, "mean"])
                 out.append({"claim": f"quickest change detection beats MASTER (their abstract: \"consistently "
                                      f"outperform MASTER\"){which}: {LABELS.get(detector, detector)} / MASTER (T={T})",
                             "figure": fig, "measured": round(r, 3), "expected": "< 1", "verdict": verdict(r < 1)})
     if not any(m in stats.index for m in MASTERS):
-        have(fig, stats.index, ["master_ucb"])  # records the missing algorithm
+        have(drawing, fig, stats.index, ["master_ucb"])  # records the missing algorithm
     return out
     T = int(rows["T"].max())
     restarts = master_test_restarts(rows)
@@ -372,7 +358,7 @@ def master_claims(name: str, rows: pd.DataFrame, stats: pd.DataFrame) -> list[di
                              f"pauses at any detection): test-triggered restarts per trial (T={T})", "figure": fig,
                     "measured": round(restarts, 3), "expected": "0", "verdict": verdict(restarts == 0)})
     for detector in MASTER_DETECTORS:
-        if have(fig, stats.index, [detector]):
+        if have(drawing, fig, stats.index, [detector]):
             r = float(stats.loc[detector, "mean"] / stats.loc["master_ucb", "mean"])
             out.append({"claim": f"quickest change detection beats MASTER (their abstract: \"consistently "
                                  f"outperform MASTER\"): {LABELS.get(detector, detector)} / MASTER (T={T})",

@@ -100,7 +100,7 @@ def composed(name: str, overrides: tuple = ()) -> dict | None:
     from omegaconf import OmegaConf
 
     from bandits.experiments.registry import compose
-    from bandits.experiments.runner import horizons
+    from bandits.experiments.setups import horizons
 
     try:
         cfg = compose([f"+experiment={name}", *overrides])
@@ -131,7 +131,7 @@ def _loads(text) -> dict:
 
 def _horizon_factor(table_T: list, shipped_T: list) -> float | None:
     """The factor s with {round(T s)} = the table's horizons (horizon_scale), if there is one."""
-    from bandits.experiments.runner import horizons
+    from bandits.experiments.setups import horizons
 
     if not table_T or not shipped_T:
         return None

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import copy
 import importlib
 import io
 import os
@@ -53,6 +52,8 @@ from bandits.experiments.figures import (
     selection,
     stamps,
 )
+from bandits.experiments.figures.drawing import SCALE_COLUMN, TABLE_COLUMN, Drawing
+from bandits.experiments.figures.names import HIGHLIGHT_ENV, parse_highlight
 from bandits.experiments.figures.selection import Unit, experiment_of
 
 OK, BAD_INPUT = 0, 2  # exit statuses (bandits.experiments.cli's)
@@ -102,10 +103,10 @@ def read_tables(results: Path, names=None) -> dict:
     return {name: rows for name, rows in tables.items() if rows is not None}
 
 
-def draw_guarded(module, tables: dict, out_dir: Path) -> list[dict] | None:
+def draw_guarded(module, tables: dict, drawing: Drawing) -> list[dict] | None:
     """``module.draw``; on any error a notice naming the tables and the error, and None."""
     try:
-        return module.draw(tables, out_dir)
+        return module.draw(tables, drawing)
     except Exception as exc:  # one module's failure must not cost the other figures
         plt.close("all")
         common.notice(", ".join(tables), f"{module.__name__.rsplit('.', 1)[-1]} failed ({common.one_line(exc)})",
@@ -113,53 +114,36 @@ def draw_guarded(module, tables: dict, out_dir: Path) -> list[dict] | None:
         return None
 
 
-def shared_state() -> dict:
-    """What the figure modules record as they draw (and read from what was recorded before):
-    the module-level records of :mod:`common` and :mod:`claims`, as copies."""
-    out = {name: copy.copy(getattr(common, name)) for name in common.RECORDS}
-    out["SKIPPED"] = dict(claims.SKIPPED)
-    return out
-
-
-def take_state(state: dict) -> None:
-    """Make ``state`` (:func:`shared_state`) this process's records, in place."""
-    for name, value in state.items():
-        record = claims.SKIPPED if name == "SKIPPED" else getattr(common, name)
-        record.clear()
-        (record.extend if isinstance(record, list) else record.update)(value)
-
-
-def draw_job(module_name: str, tables: dict, out_dir: Path, state: dict | None = None) -> dict:
-    """One module's figures (:func:`draw_guarded`) and the names its claims use; in a worker
-    (``state`` given) it starts from the main process's records and hands back its own, with
-    what it printed, for the main process to replay in module order."""
+def draw_job(module_name: str, tables: dict, drawing: Drawing, captured: bool = False) -> dict:
+    """One unit's figures (:func:`draw_guarded`), drawn into ``drawing`` (the unit's own,
+    :meth:`Drawing.for_unit`), and the names its claims use; on a worker (``captured``) also
+    what it printed, for the main process to replay in unit order."""
     module = importlib.import_module(module_name)
-    if state is None:
-        made = draw_guarded(module, tables, out_dir)
-        return {"made": made, "drawn": getattr(module, "claim_figures", set)(tables) if made is not None else set()}
-    take_state(state)
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        made = draw_guarded(module, tables, out_dir)
+    with contextlib.ExitStack() as printed:
+        if captured:
+            printed.enter_context(contextlib.redirect_stdout(out))
+            printed.enter_context(contextlib.redirect_stderr(err))
+        made = draw_guarded(module, tables, drawing)
         drawn = getattr(module, "claim_figures", set)(tables) if made is not None else set()
-    return {"made": made, "drawn": drawn, "state": shared_state(), "out": out.getvalue(), "err": err.getvalue()}
+    return {"made": made, "drawn": drawn, "drawing": drawing, "out": out.getvalue(), "err": err.getvalue()}
 
 
-def draw_all(tables: dict, out_dir: Path, jobs: int = 1) -> tuple[list[dict], set, set]:
+def draw_all(drawing: Drawing, tables: dict, jobs: int = 1) -> tuple[list[dict], set, set]:
     """Claims rows of the paper modules, the names of the figures their claims use, and the
-    keys of the units that failed. Each row carries its run ``scale`` (the figure's, else
-    that of the module's tables) and, for the closing summary, the ``_tables`` behind it.
-    With ``jobs`` > 1 the units (:func:`units_of`) run on that many worker processes, the
-    largest first; their records and what they printed are taken back in unit order, as one
-    process has them."""
+    keys of the units that failed. Each unit (:func:`units_of`) draws into a Drawing of its
+    own, whose records ``drawing`` takes back in unit order (:meth:`Drawing.take`). Each row
+    carries its run ``scale`` (the figure's, else that of the module's tables) and, for the
+    closing summary, the ``_tables`` behind it. With ``jobs`` > 1 the units run on that many
+    worker processes, the largest first; their records and what they printed are taken back
+    in unit order, as one process has them."""
     units = units_of(tables)
     work = [(unit.module, {name: tables[name] for name in unit.tables}) for unit in units]
     if jobs > 1 and len(work) > 1:
         from joblib import Parallel, delayed
 
-        state = shared_state()
         biggest = sorted(range(len(work)), key=lambda i: -sum(len(t) for t in work[i][1].values()))
-        done = Parallel(n_jobs=jobs)(delayed(draw_job)(work[i][0].__name__, work[i][1], out_dir, state)
+        done = Parallel(n_jobs=jobs)(delayed(draw_job)(work[i][0].__name__, work[i][1], drawing.for_unit(), True)
                                      for i in biggest)
         results = [None] * len(work)
         for i, result in zip(biggest, done, strict=True):
@@ -167,9 +151,12 @@ def draw_all(tables: dict, out_dir: Path, jobs: int = 1) -> tuple[list[dict], se
         for result in results:
             sys.stdout.write(result["out"])
             sys.stderr.write(result["err"])
-            take_state({k: _merged(k, v) for k, v in result["state"].items()})
+            drawing.take(result["drawing"])
     else:
-        results = [draw_job(m.__name__, owned, out_dir) for m, owned in work]
+        results = []
+        for module, owned in work:
+            results.append(draw_job(module.__name__, owned, drawing.for_unit()))
+            drawing.take(results[-1]["drawing"])
     rows, drawn, failed = [], set(), set()
     for unit, (module, owned), result in zip(units, work, results, strict=True):
         made = result["made"]
@@ -177,23 +164,14 @@ def draw_all(tables: dict, out_dir: Path, jobs: int = 1) -> tuple[list[dict], se
             failed.add(unit.key)
         if module is generic or made is None:
             continue
-        own_scale = "; ".join(sorted({s for t in owned.values() for s in t[common.SCALE_COLUMN].unique() if s}))
+        own_scale = "; ".join(sorted({s for t in owned.values() for s in t[SCALE_COLUMN].unique() if s}))
         for row in made:
             figure = row["figure"]
-            row.setdefault("scale", common.SCALES[figure] if figure in common.SCALES else own_scale)
-            row.setdefault("_tables", common.SOURCES.get(figure) or set(owned))
+            row.setdefault("scale", drawing.scales[figure] if figure in drawing.scales else own_scale)
+            row.setdefault("_tables", drawing.sources.get(figure) or set(owned))
         rows += made
         drawn |= result["drawn"]
     return rows, drawn, failed
-
-
-def _merged(name: str, theirs):
-    """This process's record ``name`` with a worker's added (a worker starts from a copy of
-    this process's records, so it holds them and its own)."""
-    mine = claims.SKIPPED if name == "SKIPPED" else getattr(common, name)
-    if isinstance(mine, list):
-        return theirs
-    return {**mine, **theirs}
 
 
 # ----------------------------------------------------------------------------- the closing summary
@@ -220,29 +198,27 @@ def verdict_counts(verdicts) -> str:
     return ", ".join(parts)
 
 
-def summary_lines(tables: dict, claim_rows: list[dict], out_dir: Path) -> list[str]:
+def summary_lines(drawing: Drawing, tables: dict, claim_rows: list[dict]) -> list[str]:
     """One line per experiment drawn: its figures (how many, where) and its claims by verdict."""
     experiment = {name: experiment_of(name) for name in tables}
-    reduced = {experiment[n] for n, t in tables.items() if t[common.SCALE_COLUMN].astype(bool).any()}
+    reduced = {experiment[n] for n, t in tables.items() if t[SCALE_COLUMN].astype(bool).any()}
     figures: dict = {}
-    for fig, folder in common.WRITTEN.items():
-        for table in common.SOURCES.get(fig, ()):
+    for fig in drawing.written:
+        for table in drawing.sources.get(fig, ()):
             if table in experiment:
-                figures.setdefault(experiment[table], {})[fig] = folder
+                figures.setdefault(experiment[table], set()).add(fig)
     verdicts: dict = {}
     for row in claim_rows:
         for name in {experiment.get(t, t) for t in row.get("_tables", ())}:
             verdicts.setdefault(name, []).append(row["verdict"])
     lines = []
     for name in sorted(set(experiment.values())):
-        made = figures.get(name, {})
-        folders = sorted({str(f) for f in made.values()}) or [str(out_dir)]
+        made = figures.get(name, set())
         claims_text = f"claims: {verdict_counts(verdicts[name])}" if name in verdicts else "no claims"
         head = f"{name}{' (reduced scale)' if name in reduced else ''}: {len(made)} figure{'s' * (len(made) != 1)}"
-        line = f"{head} in {', '.join(folders)}; {claims_text}"
+        line = f"{head} in {drawing.folder}; {claims_text}"
         if len(line) > common.LINE_WIDTH:  # a long folder path: its last two parts
-            short = ", ".join(".../" + common.shown(Path(f), parts=2) for f in folders)
-            line = f"{head} in {short}; {claims_text}"
+            line = f"{head} in .../{common.shown(drawing.folder, parts=2)}; {claims_text}"
         lines.append(line)
     return lines
 
@@ -260,7 +236,7 @@ def parse(argv):
                         help="redraw every table, not only those that changed since their figures were drawn")
     parser.add_argument("--highlight", default=None, metavar="LABEL[,LABEL]",
                         help="draw these configurations (label, algorithm key or display name) thicker and on top; "
-                             f"default: the environment variable {common.HIGHLIGHT_ENV}")
+                             f"default: the environment variable {HIGHLIGHT_ENV}")
     parser.add_argument("--jobs", type=int, default=2, metavar="N",
                         help="worker processes that draw the figures (default 2; 1 draws them in this process)")
     parser.add_argument("--timed", action="store_true",
@@ -281,14 +257,12 @@ def plot(args) -> int:
     """The stage (the module docstring); returns the exit status."""
     import pandas as pd
 
-    for record in (common.VERSIONS, common.SCALES, common.SOURCES, common.WRITTEN, claims.SKIPPED):
-        record.clear()
-    chosen_highlight = args.highlight if args.highlight is not None else os.environ.get(common.HIGHLIGHT_ENV)
-    common.HIGHLIGHT[:] = common.parse_highlight(chosen_highlight)
+    chosen_highlight = args.highlight if args.highlight is not None else os.environ.get(HIGHLIGHT_ENV)
+    drawing = Drawing(args.results / "figures", tuple(parse_highlight(chosen_highlight)))
     paths = table_paths(args.results)
     if not paths:
         return OK
-    out_dir = args.results / "figures"
+    out_dir = drawing.folder
     wanted = [name.strip() for text in args.experiment for name in text.split(",") if name.strip()]
     picked, problem = selection.chosen(paths, wanted, args.results) if wanted else (None, "")
     if problem:
@@ -296,11 +270,11 @@ def plot(args) -> int:
         return BAD_INPUT
     code = stamps.code_version()
     every = units_of(paths)
-    now = {u.key: stamps.current([paths[t] for t in u.tables], common.HIGHLIGHT) for u in every}
+    now = {u.key: stamps.current([paths[t] for t in u.tables], drawing.highlight) for u in every}
     todo, skipped = selection.plan(every, picked, args.force, now, args.results, code)
     tables = read_tables(args.results, {t for u in todo for t in u.tables})
     if tables:
-        drawn = draw_tables(tables, out_dir, args.jobs, args.results)
+        drawn = draw_tables(drawing, tables, args.jobs, args.results)
         whole = {u.key for u in todo if u in every}  # a unit drawn in part is not stamped: drawn whole next time
         units = {key: value for key, value in stamps.load(out_dir, code).items() if key in now}
         for key, (ok, figures_, claims_) in drawn.items():
@@ -320,26 +294,27 @@ def plot(args) -> int:
     return OK
 
 
-def draw_tables(tables: dict, out_dir: Path, jobs: int, results: Path) -> dict:
-    """Draw ``tables`` (their units), write and print claims and the closing summary; returns
-    unit key -> (drawn without failure, figures written, figures of its claims rows)."""
+def draw_tables(drawing: Drawing, tables: dict, jobs: int, results: Path) -> dict:
+    """Draw ``tables`` (their units) into ``drawing``, write and print claims and the closing
+    summary; returns unit key -> (drawn without failure, figures written, figures of its claims
+    rows)."""
     for name, rows in tables.items():
         common.report_gaps(name, rows)
-    tables = {name: rows.assign(**{common.TABLE_COLUMN: name, common.SCALE_COLUMN: scale.run_scale(name, rows)})
+    tables = {name: rows.assign(**{TABLE_COLUMN: name, SCALE_COLUMN: scale.run_scale(name, rows)})
               for name, rows in tables.items()}
     for name, rows in tables.items():
-        common.record_sources(rows, name)  # the figure name of the table's own claims
-    rows, drawn, failed = draw_all(tables, out_dir, jobs)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    claims.report_skipped()
-    table = claims.write_claims(results, rows, drawn)
+        drawing.record_versions(rows, name)  # the figure name of the table's own claims
+    rows, drawn, failed = draw_all(drawing, tables, jobs)
+    drawing.folder.mkdir(parents=True, exist_ok=True)
+    claims.report_skipped(drawing)
+    table = claims.write_claims(results, rows, drawing, drawn)
     print(claims.format_claims(table))
-    for line in summary_lines(tables, rows, out_dir):
+    for line in summary_lines(drawing, tables, rows):
         print(line)
     out = {}
     for unit in units_of(tables):
         mine = set(unit.tables)
-        figures_ = sorted(f for f in common.WRITTEN if common.SOURCES.get(f, set()) & mine)
+        figures_ = sorted(f for f in drawing.written if drawing.sources.get(f, set()) & mine)
         claims_ = sorted({str(r["figure"]) for r in rows if set(r.get("_tables", ())) & mine})
         out[unit.key] = (unit.key not in failed, figures_, claims_)
     return out

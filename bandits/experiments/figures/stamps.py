@@ -30,10 +30,10 @@ def code_version() -> str:
     scale check's shipped runs, the constants a config ships) and matplotlib's version."""
     import matplotlib
 
-    import bandits
     from bandits.experiments.fingerprint import code_fingerprint
+    from bandits.experiments.package import PACKAGE
 
-    root = Path(bandits.__file__).parent
+    root = PACKAGE
     experiments = root / "experiments"
     files = sorted((experiments / "figures").glob("*.py"))
     files += [experiments / f"{name}.py" for name in ("regret_kind", "summary", "labels", "timings", "registry")]
