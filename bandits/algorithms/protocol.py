@@ -50,32 +50,46 @@ def play_policy(policy, rewards: np.ndarray, info: dict, rng: np.random.Generato
     info = dict(info)
     if features is not None:
         info["features"] = features
-    actions = np.empty(T, dtype=np.int64)
+    arms: list = []  # Python ints, one per round (an array's item assignment costs more per round)
+    reward_of = rewards.item  # a Python float at (t, arm), without a numpy scalar in between
+    select, update = policy.select, policy.update
     method, t = "reset", 0
     try:
         policy.reset(n_arms=K, horizon=T, rng=rng, info=info)
         for t in range(T):
             method = "select"
-            arm = policy.select(t)
-            if isinstance(arm, (bool, np.bool_)) or not isinstance(arm, (int, np.integer)) or not 0 <= arm < K:
-                raise ConfigError(f"your {type(policy).__name__}.select({t}) returned {arm!r}; "
-                                  f"expected an int arm in 0..{K - 1}.")
-            actions[t] = arm
+            arm = select(t)
+            if type(arm) is not int or not 0 <= arm < K:  # the common case costs one check; the rest is explained
+                arm = checked_arm(policy, t, arm, K)
+            arms.append(arm)
             method = "update"
-            policy.update(t, int(arm), float(rewards[t, arm]))
+            update(t, arm, reward_of(t, arm))
     except ConfigError:
         raise
     except Exception as exc:  # the user's code: reported with where it failed, never swallowed
         raise failure(policy, method, f"round {t}" if method != "reset" else "before round 0", exc,
                       traceback.format_exc()) from exc
-    return actions
+    return np.array(arms, dtype=np.int64) if arms else np.empty(0, dtype=np.int64)
+
+
+def checked_arm(policy, t: int, arm, K: int) -> int:
+    """``arm`` as a Python int, if it is an integer arm in 0..K-1 (a numpy integer, say);
+    else one paragraph."""
+    if isinstance(arm, (bool, np.bool_)) or not isinstance(arm, (int, np.integer)) or not 0 <= arm < K:
+        raise ConfigError(f"your {type(policy).__name__}.select({t}) returned {arm!r}; "
+                          f"expected an int arm in 0..{K - 1}.")
+    return int(arm)
 
 
 def play(algo, rewards: np.ndarray, info: dict, rng: np.random.Generator,
          features: np.ndarray | None = None) -> np.ndarray:
-    """Actions of ``algo`` (built-in or protocol policy) on one trial."""
+    """Actions of ``algo`` (built-in, protocol or batched policy: a batch of one) on one trial."""
     if callable(getattr(algo, "play", None)):
         return algo.play(rewards, info, rng, features=features)
+    if getattr(algo, "batched", False):
+        from bandits.algorithms.batched import play_one
+
+        return play_one(algo, rewards, info, rng, features)
     if is_protocol_policy(algo):
         return play_policy(algo, rewards, info, rng, features)
     raise ConfigError(f"{type(algo).__name__} is not a policy: it needs play(rewards, info, rng) "
