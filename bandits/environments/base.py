@@ -181,6 +181,28 @@ def bernoulli_rewards(means: np.ndarray, rng: np.random.Generator) -> np.ndarray
     return (rng.random(means.shape) < means).astype(np.float64)
 
 
+def reward_blocks(env, instance: Instance, rng: np.random.Generator, rounds: int):
+    """A trial's rewards in blocks of ``rounds`` consecutive rounds, the same numbers as
+    ``env.rewards(instance, rng)`` (the environment's ``reward_blocks`` draws each block in
+    turn from the same stream, so that a batch of many trials at a long horizon holds a block
+    of each, not its whole table; an environment without one draws the table and slices it)."""
+    own = getattr(env, "reward_blocks", None)
+    if callable(own):
+        yield from own(instance, rng, rounds)
+        return
+    table = env.rewards(instance, rng)
+    for start in range(0, table.shape[0], rounds):
+        yield table[start:start + rounds]
+
+
+def drawn_in_blocks(draw, means: np.ndarray, rounds: int):
+    """``draw(means[a:b])`` for consecutive blocks of rows: a draw that fills its array in order
+    from one stream (``gaussian_rewards``, ``bernoulli_rewards``) gives, block after block, the
+    numbers it gives for the whole table at once."""
+    for start in range(0, means.shape[0], rounds):
+        yield draw(means[start:start + rounds])
+
+
 def unit_vectors(rng: np.random.Generator, shape) -> np.ndarray:
     """Vectors uniform on the unit sphere (last axis): normalised standard normals."""
     v = rng.standard_normal(shape)

@@ -77,7 +77,7 @@ import math
 import numpy as np
 
 from bandits.environments import change_points
-from bandits.environments.base import Instance, bernoulli_noise, bernoulli_rewards, variation
+from bandits.environments.base import Instance, bernoulli_noise, bernoulli_rewards, drawn_in_blocks, variation
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 
 MAX_REDRAWS = 10_000
@@ -377,3 +377,7 @@ class PiecewiseBernoulli:
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
         return bernoulli_rewards(instance.means, rng)
+
+    def reward_blocks(self, instance: Instance, rng: np.random.Generator, rounds: int):
+        """:meth:`rewards` in blocks of rounds, the same numbers."""
+        return drawn_in_blocks(lambda m: bernoulli_rewards(m, rng), instance.means, rounds)

@@ -38,7 +38,14 @@ from __future__ import annotations
 import numpy as np
 
 from bandits.environments import change_points
-from bandits.environments.base import Instance, bernoulli_noise, bernoulli_rewards, gaussian_rewards, variation
+from bandits.environments.base import (
+    Instance,
+    bernoulli_noise,
+    bernoulli_rewards,
+    drawn_in_blocks,
+    gaussian_rewards,
+    variation,
+)
 from bandits.errors import ConfigError, require_choice, require_float, require_int
 
 
@@ -110,3 +117,9 @@ class Sinusoid:
         if self.noise == "bernoulli":
             return bernoulli_rewards(instance.means, rng)
         return gaussian_rewards(instance.means, float(self.R), rng)
+
+    def reward_blocks(self, instance: Instance, rng: np.random.Generator, rounds: int):
+        """:meth:`rewards` in blocks of rounds, the same numbers."""
+        if self.noise == "bernoulli":
+            return drawn_in_blocks(lambda m: bernoulli_rewards(m, rng), instance.means, rounds)
+        return drawn_in_blocks(lambda m: gaussian_rewards(m, float(self.R), rng), instance.means, rounds)

@@ -122,21 +122,40 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
         last = time.monotonic()
         handed += last - began
 
+    together: dict = {}  # a batched policy's cells, run at once after the others: name -> [(trial, cell)]
     try:
-        for i, (trial, cells) in enumerate(batch.trials):
+        warmed = False
+        for trial, cells in batch.trials:
+            one_by_one = [c for c in cells if not getattr(c.algo, "batched", False)]
+            for c in cells:
+                if getattr(c.algo, "batched", False):
+                    together.setdefault(c.algo_name, []).append((trial, c))
+            if not one_by_one:
+                continue
             rewards = trial_rewards(env, instance, meta["seed"], batch.T, trial)
-            if i == 0:  # every kernel of the batch, in turns with the other workers (cold numba cache)
-                began = time.monotonic()
+            if not warmed:  # every kernel of the batch, in turns with the other workers (cold numba cache)
+                warmed, began = True, time.monotonic()
                 warm_up_all([c.algo for _, batch_cells in batch.trials for c in batch_cells], instance, rewards)
                 warm_up_regret(instance, rewards)
                 warm = time.monotonic() - began
-            for cell in cells:
+            for cell in one_by_one:
                 numbers = run_cell(cell.algo, cell.algo_name, instance, rewards, meta["seed"], batch.T, trial,
                                    meta["save_actions"])
                 rows.append(make_row(meta, cell, batch.T, trial, numbers))
                 kernel += numbers["wall_time_s"]
                 if sink is not None and time.monotonic() - last >= batch_s:
                     hand()
+        for name, items in together.items():
+            from bandits.batched_trials import run_batched_cells  # only where a batched policy runs
+
+            trials = [trial for trial, _ in items]
+            every = run_batched_cells(items[0][1].algo, name, env, instance, meta["seed"], batch.T, trials,
+                                      meta["save_actions"])
+            for (trial, cell), numbers in zip(items, every, strict=True):
+                rows.append(make_row(meta, cell, batch.T, trial, numbers))
+                kernel += numbers["wall_time_s"]
+            if sink is not None:
+                hand()
     except BaseException:
         if sink is not None:
             hand()  # the cells finished before the failure are kept
