@@ -1,7 +1,9 @@
 """One conformance suite that every algorithm and every environment must pass
 (in the spirit of scikit-learn's estimator checks). New algorithms and
 environments are picked up from their configs automatically: the package's
-(``bandits/conf``) and your own (the folders of ``DRIFT_BANDITS_CONF``)."""
+(``bandits/conf``) and your own (the folders of ``DRIFT_BANDITS_CONF``). The
+algorithms' checks are the library's (:mod:`bandits.conformance`), the ones
+``drift-bandits check`` runs on a user's policy: one suite, not two."""
 
 from functools import cache
 
@@ -9,11 +11,12 @@ import numpy as np
 import pytest
 from conftest import compose
 
+from bandits.conformance import CHECKS, check, trial
 from bandits.environments import Table
-from bandits.environments.base import KIND_KEYS, LEARNER_KEYS, PROBLEM_KINDS, Instance, kind_of
+from bandits.environments.base import KIND_KEYS, LEARNER_KEYS, PROBLEM_KINDS, kind_of
 from bandits.experiments import registry
 from bandits.experiments.building import build
-from bandits.simulation import evaluate, learner_info, needs, problem_kinds, run_actions, stream
+from bandits.simulation import evaluate, learner_info, problem_kinds, stream
 
 # every algorithm and environment config, the package's and your own (DRIFT_BANDITS_CONF)
 ALGOS = [name for name in registry.names("algo") if name != "custom"]
@@ -100,30 +103,10 @@ def variant(key, table_file, contextual_file, named_files):
 KINDS = tuple(PROBLEM_KINDS)
 
 
-@cache
-def trial(kind):
-    """One small instance per kind of problem: K arms (piecewise-stationary Bernoulli), linear (fresh
-    action sets each round), pricing (the auto-loan surrogate: 51 prices, d = 16),
-    contextual, generalized linear, and combinatorial semi-bandit."""
-    from bandits.environments import (
-        AutoLoan,
-        DriftingContextual,
-        DriftingLogistic,
-        DriftingSemiBandit,
-        PiecewiseBernoulli,
-        PiecewiseLinear,
-    )
-
-    env = {"karmed": lambda: PiecewiseBernoulli(K=3, n_changes=3, min_gap=0.1),
-           "linear": lambda: PiecewiseLinear(d=3, n_breakpoints=6, action_set="fresh", n_actions=5),
-           "pricing": lambda: AutoLoan(),
-           "contextual": lambda: DriftingContextual(K=3, d=4, n_pieces=3, n_policies=40),
-           "glb": lambda: DriftingLogistic(d=3, n_actions=6),
-           "semibandit": lambda: DriftingSemiBandit(d=6, m=2, B_T_scale=3.0)}[kind]()
-    env.check_params(600)
-    inst = env.instance(600, stream(1, 0, 600))
-    assert env.problem_kind() == kind_of(inst.info) == kind
-    return inst, env.rewards(inst, stream(1, 1, 600, 0))
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_suites_problems_are_of_their_kind(kind):
+    inst, rewards = trial(kind)
+    assert kind_of(inst.info) == kind and rewards.shape == inst.means.shape
 
 
 # every algorithm against every kind of problem it declares (problem_kinds)
@@ -131,30 +114,30 @@ PAIRS = [(name, algo, kind) for name, algo in all_algos() for kind in problem_ki
 IDS = [f"{n}-{k}" for n, _, k in PAIRS]
 
 
-def chosen_mask(actions, K, masks):
-    """(T, K) True where the learner observed the reward: the chosen arm, or the chosen items."""
-    if masks:
-        return ((actions[:, None] >> np.arange(K)) & 1).astype(bool)
-    out = np.zeros((len(actions), K), dtype=bool)
-    out[np.arange(len(actions)), actions] = True
-    return out
+@cache
+def report(name, kind):
+    """The conformance suite (bandits.conformance, what `drift-bandits check` runs) on one pair,
+    run once for the tests below, which each assert their part of it."""
+    algo = {n: a for n, a, _ in PAIRS}[name]
+    return check(algo, kinds=(kind,))
+
+
+def assert_passes(name, kind, checks):
+    found = report(name, kind)
+    failed = [n for n in checks if found.outcomes[n].status != "PASS"]
+    assert not failed, f"{name} on {kind} does not pass {', '.join(failed)}:\n{found}"
 
 
 @pytest.mark.parametrize("name,algo,kind", PAIRS, ids=IDS)
 def test_algorithm_conformance(name, algo, kind):
+    """The methods and declarations, parameters only stored (all recorded), valid actions with the
+    rewards left unmodified, the same seed the same trajectory; and the evaluation of that
+    trajectory adds up."""
+    assert_passes(name, kind, ("protocol", "parameters", "runs", "determinism"))
     inst, rewards = trial(kind)
+    a1 = report(name, kind).trajectories[kind]
     T, K = rewards.shape
-    a1 = run_actions(algo, inst, rewards, stream(7, 2))
-    a2 = run_actions(algo, inst, rewards, stream(7, 2))
-    # valid actions (semi-bandits: bit masks of m items)
-    assert a1.shape == (T,) and np.issubdtype(a1.dtype, np.integer)
     masks = bool(inst.info.get("semibandit"))
-    if masks:
-        assert all(bin(int(c)).count("1") == inst.info["m"] for c in a1) and a1.max() < 2 ** K
-    else:
-        assert a1.min() >= 0 and a1.max() < K
-    # same seed, same trajectory
-    np.testing.assert_array_equal(a1, a2)
     curves = evaluate(inst.means, rewards, a1, inst.optimal, masks)
     # no NaN, regret >= 0 and non-decreasing (pseudo-regret against the per-round optimum)
     assert np.isfinite(curves["regret"]).all() and np.isfinite(curves["reward"]).all()
@@ -173,27 +156,22 @@ def test_algorithm_conformance(name, algo, kind):
     assert curves["regret"][-1] <= (inst.means.max(axis=1) - inst.means.min(axis=1)).sum() + 1e-9
 
 
-def reads_unchosen_rewards(algo, inst, rewards) -> bool:
-    """Rerun on a reward table in which every reward the algorithm did not choose is
-    replaced (by NaN, then by other random values in the same range): does the
-    trajectory change?"""
-    T, K = rewards.shape
-    actions = run_actions(algo, inst, rewards, stream(7, 2))
-    seen = chosen_mask(actions, K, bool(inst.info.get("semibandit")))
-    lo, hi = float(rewards.min()), float(rewards.max())
-    for filler in (np.full(rewards.shape, np.nan), np.random.default_rng(99).uniform(lo, hi, rewards.shape)):
-        with np.errstate(invalid="ignore"):
-            again = run_actions(algo, inst, np.where(seen, rewards, filler), stream(7, 2))
-        if not np.array_equal(again, actions):
-            return True
-    return False
-
-
 @pytest.mark.parametrize("name,algo,kind", PAIRS, ids=IDS)
 def test_algorithm_learns_only_from_the_rewards_it_chose(name, algo, kind):
     """Bandit feedback, enforced: the trajectory does not depend on unchosen rewards."""
-    inst, rewards = trial(kind)
-    assert not reads_unchosen_rewards(algo, inst, rewards), f"{name} reads rewards it did not choose"
+    assert_passes(name, kind, ("feedback",))
+
+
+@pytest.mark.parametrize("name,algo,kind", PAIRS, ids=IDS)
+def test_algorithm_declares_what_it_needs_from_the_environment(name, algo, kind):
+    """The contract: an algorithm handed only its kind's structure (KIND_KEYS) and what it
+    declares in needs() runs exactly as with everything a learner may be told."""
+    assert_passes(name, kind, ("needs",))
+
+
+def test_the_three_tests_above_cover_every_check_of_a_policy_run_alone():
+    covered = {"protocol", "parameters", "runs", "determinism", "feedback", "needs"}
+    assert covered == set(CHECKS) - {"independence"}  # batched policies only: tests/test_check.py
 
 
 class Clairvoyant:
@@ -205,31 +183,9 @@ class Clairvoyant:
 
 
 def test_feedback_check_catches_an_algorithm_that_peeks():
-    inst, rewards = trial("karmed")
-    assert reads_unchosen_rewards(Clairvoyant(), inst, rewards)
-
-
-@pytest.mark.parametrize("name,algo,kind", PAIRS, ids=IDS)
-def test_algorithm_declares_what_it_needs_from_the_environment(name, algo, kind):
-    """The contract: an algorithm handed only its kind's structure (KIND_KEYS) and what
-    it declares in needs() runs exactly as with everything a learner may be told."""
-    inst, rewards = trial(kind)
-    keep = set(KIND_KEYS[kind]) | set(needs(algo))
-    assert keep <= set(inst.info), f"{name} needs {keep - set(inst.info)}, which a {kind} problem does not tell"
-    bare = Instance(means=inst.means, info={k: v for k, v in inst.info.items() if k in keep},
-                    evaluation=inst.evaluation, features=inst.features, optimal=inst.optimal)
-    np.testing.assert_array_equal(run_actions(algo, bare, rewards, stream(7, 2)),
-                                  run_actions(algo, inst, rewards, stream(7, 2)))
-
-
-@pytest.mark.parametrize("kind", KINDS)
-def test_built_in_algorithms_do_not_mutate_rewards(kind):
-    inst, rewards = trial(kind)
-    before = rewards.copy()
-    for _, algo in all_algos():
-        if kind in problem_kinds(algo):
-            run_actions(algo, inst, rewards, stream(3))
-    np.testing.assert_array_equal(rewards, before)
+    found = check(Clairvoyant(), kinds="karmed")
+    assert found.failed == ["feedback"], found
+    assert "it reads rewards it did not choose" in found.outcomes["feedback"].detail
 
 
 class InfoSpy:

@@ -211,7 +211,8 @@ def clone(tmp_path_factory):
 
 def test_the_tour_the_plot_stage_and_a_short_crosscheck_leave_a_clone_clean(clone):
     for words in tour_commands():
-        proc = subprocess.run([sys.executable, *words[1:]], cwd=clone, capture_output=True, text=True, timeout=900)
+        args = ["run.py", *words[1:]] if words[0] == "drift-bandits" else words[1:]  # in a clone: run.py is the command
+        proc = subprocess.run([sys.executable, *args], cwd=clone, capture_output=True, text=True, timeout=900)
         assert proc.returncode == 0, f"{' '.join(words)}: {proc.stderr[-2000:]}"
     assert (clone / "outputs" / "tables").is_dir() and list((clone / "outputs" / "figures").glob("*.png"))
     proc = subprocess.run([sys.executable, "-m", "experiments.figures"], cwd=clone, capture_output=True, text=True,
@@ -231,8 +232,9 @@ def test_the_tour_the_plot_stage_and_a_short_crosscheck_leave_a_clone_clean(clon
 def test_a_real_install_works_inside_a_project_with_its_own_experiments_package(tmp_path):
     """``pip install`` of the repository (a built wheel, not editable) into a fresh venv;
     a project whose ``experiments/`` package shadows nothing of ours: the API, the console
-    script (the README tour, from ``drift-bandits examples``), the plot stage and the guides
-    (``drift-bandits docs``, read from the installed package outside the checkout) all work."""
+    script (the README tour, from ``drift-bandits examples``), the conformance suite on the example
+    policy (``drift-bandits check``), the plot stage and the guides (``drift-bandits docs``, read
+    from the installed package outside the checkout) all work."""
     src = tmp_path / "src"  # the sources (tracked and new files), so that building leaves the checkout alone
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
                             capture_output=True, text=True, check=True).stdout.split()
@@ -288,6 +290,8 @@ def test_a_real_install_works_inside_a_project_with_its_own_experiments_package(
     wrong = subprocess.run([*cli, "docs", "usgae"], cwd=proj, env=env, capture_output=True, text=True, timeout=120)
     assert wrong.returncode == 2 and "did you mean 'usage'?" in wrong.stderr and "Traceback" not in wrong.stderr
     sh([*cli, "examples"])
+    checked = sh([*cli, "check", "examples.my_policies.DiscountedMeans", "gamma=0.95"]).stdout  # the suite ships
+    assert "verdict: PASS" in checked and "FAIL" not in checked, checked
     for words in tour_commands():
         args = words[2:] if words[1] == "run.py" else words[1:]
         sh([*cli, *args])

@@ -179,9 +179,10 @@ Common commands:
   drift-bandits plots --highlight mine                 figures and claims of every table in outputs/
 
 Also: drift-bandits examples [DIR] (writes the example policy and problems, default
-./examples), drift-bandits collect +experiment=NAME, drift-bandits commands 'CMD' 'CMD' ...
-(several commands in one process), dry_run=true (validate only), debug=true (tracebacks).
-Results go to ./outputs/ (results_dir=...).
+./examples), drift-bandits check MODULE.CLASS [NAME=VALUE ...] (the conformance suite that
+every built-in passes, on your policy), drift-bandits collect +experiment=NAME, drift-bandits
+commands 'CMD' 'CMD' ... (several commands in one process), dry_run=true (validate only),
+debug=true (tracebacks). Results go to ./outputs/ (results_dir=...).
 
 Docs, shipped with the package (drift-bandits docs lists them; --out DIR writes them as files):
   drift-bandits docs usage            every key, algorithm, environment and experiment, your
@@ -192,7 +193,7 @@ Docs, shipped with the package (drift-bandits docs lists them; --out DIR writes 
 and `python -m pydoc bandits`.
 """
 
-SUBCOMMANDS = ("plots", "docs", "collect", "examples", "commands")
+SUBCOMMANDS = ("plots", "docs", "collect", "examples", "commands", "check")
 
 
 def commands(argv: list[str]) -> int:
@@ -248,9 +249,14 @@ def examples(argv: list[str]) -> int:
 
 
 def subcommand(name: str, argv: list[str]) -> int:
-    """The stages behind the subcommands: plots, docs, collect, examples, commands."""
+    """The stages behind the subcommands: plots, docs, collect, examples, commands, check."""
     if name == "examples":
         return examples(argv)
+    if name == "check":  # the conformance suite on a policy of your own
+        from bandits.experiments.check_command import main as check
+
+        _importable_cwd()
+        return check(argv)
     if name == "commands":
         return commands(argv)
     if name == "plots":

@@ -13,7 +13,7 @@ OK, INTERNAL, BAD_INPUT, MISSING_CELLS, INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {
     OK: "done (or nothing to do, or `dry_run=true`)",
     INTERNAL: "internal error: a bug of drift-bandits, or a results folder that cannot be written while running "
-              "(the cells stored before it are kept)",
+              "(the cells stored before it are kept); for `drift-bandits check`: a check failed",
     BAD_INPUT: "bad input, found before any work: a config value or key (Hydra's own composition errors "
                "included), a data file, a wrong algorithm/environment pair, a size that does not fit in memory, "
                "the results folder; or your own policy or environment raising an exception",
