@@ -101,8 +101,9 @@ figures: TIMED := --timed
 figures: FORCE := --force
 figures: experiments plots docs
 
+# make bench CASES=batched,per_trial: those cases only (UPDATE=1 CASES=...: their rows replace theirs in results/bench.csv)
 bench: $(STAMP)
-	$(PYTHON) scripts/bench.py --out $(BENCH_OUT)
+	$(PYTHON) scripts/bench.py --out $(BENCH_OUT) $(if $(CASES),--only $(CASES) $(if $(UPDATE),--merge))
 
 # Not part of `make test` or CI: creates .crosscheck-venv/ (SMPyBandits 0.9.7, pinned) on first use;
 # writes results/crosscheck/smpybandits.csv. CROSSCHECK_ARGS="--T 2000 --trials 3 --large-T 0" for a short run.

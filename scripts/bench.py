@@ -33,6 +33,8 @@ import pandas as pd  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import bench_batched  # noqa: E402 -- your own policy's three routes (scripts/bench_batched.py)
+
 from bandits.algorithms import EXP3S, BanditOverBandit, SlidingWindowUCB, play  # noqa: E402
 from bandits.algorithms.glb import SlidingWindowGLB  # noqa: E402
 from bandits.algorithms.semibandit import SlidingWindowSemiBandit  # noqa: E402
@@ -505,11 +507,14 @@ CASES = {
     "modern_baselines": modern_baselines,
     "figures": full_scale_figures,
     "sweep_1e6_cells": sweep_million,
+    "batched": bench_batched.batched,
+    "per_trial": bench_batched.per_trial,
+    "batched_memory": bench_batched.batched_memory,
 }
-SLOW = ("figures", "sweep_1e6_cells")  # left out by --skip-figures
+SLOW = ("figures", "sweep_1e6_cells", "batched_memory")  # left out by --skip-figures
 COLUMNS = ["case", "ns_per_round", "rounds", "trials", "target_ns", "meets_target", "compile_s", "speedup", "wall_s",
-           "target_wall_s", "iterations", "oracle_calls", "ratio", "ms_per_cell", "target_ms_per_cell", "peak_rss_mb",
-           "files", "cells"]
+           "target_wall_s", "iterations", "oracle_calls", "ratio", "target_ratio", "ms_per_cell", "target_ms_per_cell",
+           "peak_rss_mb", "files", "cells", "note"]
 
 
 def main(argv=None) -> pd.DataFrame:
@@ -518,12 +523,19 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--only", default="", help=f"comma-separated cases of {', '.join(CASES)}")
     ap.add_argument("--out", type=Path,
                     default=ROOT / "results" / "bench" / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.csv")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other rows of --out: the chosen cases' rows replace theirs (make bench UPDATE=1 "
+                         "CASES=...)")
     args = ap.parse_args(argv)
     chosen = [c for c in args.only.split(",") if c] or [c for c in CASES if not (args.skip_figures and c in SLOW)]
     unknown = sorted(set(chosen) - set(CASES))
     if unknown:
         ap.error(f"unknown case(s) {', '.join(unknown)}; the cases are {', '.join(CASES)}")
     table = pd.DataFrame([row for name in chosen for row in CASES[name]()], columns=COLUMNS)
+    if args.merge and args.out.exists():  # the other cases' rows as they were, in their order
+        old = pd.read_csv(args.out)
+        kept = old[~old["case"].isin(table["case"])]
+        table = pd.concat([kept.reindex(columns=COLUMNS), table], ignore_index=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out, index=False)
     print(table.to_string(index=False, line_width=100))

@@ -495,6 +495,10 @@ def context(inputs: Inputs) -> dict:
             raise DocsError(f"finds no value of {algo!r} at {T} in {inputs.results / 'figures' / (figure + '.csv')}")
         return s[key]
 
+    def bench_has(text: str) -> bool:
+        b = inputs.bench()
+        return bool(b["case"].astype(str).str.contains(text, regex=False).any())
+
     def bench_row(text: str) -> dict:
         b = inputs.bench()
         rows = b[b["case"].astype(str).str.contains(text, regex=False)]
@@ -739,7 +743,8 @@ def context(inputs: Inputs) -> dict:
         "bench": Lazy(inputs.bench), "constants": Lazy(inputs.constants),
         "claim": claim, "claims_for": claims_for, "claims_table": claims_table, "const": const, "consts": consts,
         "value": value, "series": series, "at": at, "horizons": horizons, "rows": rows, "have": have,
-        "bench_row": bench_row, "speed_breakdown": speed_breakdown, "kernel_leaders": kernel_leaders,
+        "bench_row": bench_row, "bench_has": bench_has, "speed_breakdown": speed_breakdown,
+        "kernel_leaders": kernel_leaders,
         "md_table": md_table, "img": img,
         "img_path": img_path, "label": label, "names": registry.names, "config": config,
         "describe": describe, "algo_config": algo_config, "docstring": docstring,

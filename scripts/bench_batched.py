@@ -1,0 +1,176 @@
+"""``make bench`` cases of your own policy's three routes, against the compiled kernels, all
+measured in one run (scripts/bench.py registers them):
+
+* ``batched``: the batched numpy examples (bandits/examples/batched_policies.py) at 100 and
+  1,000 trials per batch, in nanoseconds per trial and round of the policy's own time (the
+  batch's rewards and its regret sums aside, as the compiled kernels' ``play`` time leaves
+  them aside), next to the compiled ``d_ucb`` / ``sw_ucb_gm`` kernels on the same problem;
+  ``ratio`` is batched over compiled. Targets: at most 2x at 1,000 trials, 5x at 100.
+* ``per_trial``: the same D-UCB as a per-trial protocol policy (reset/select/update, plain
+  Python) against the compiled kernel, and the protocol loop's own cost per round (a policy
+  that does nothing).
+* ``batched_memory``: a batch of 1,000 trials at T = 1e6, K = 5 (batched D-UCB) in a fresh
+  process: its wall time and peak resident memory.
+"""
+
+from __future__ import annotations
+
+import math
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+T_BATCHED = 20_000
+K = 5
+TARGETS = {100: 5.0, 1000: 2.0}  # batched / compiled, per trial and round
+
+
+def problem(horizon: int):
+    from bandits.environments import PiecewiseBernoulli
+
+    env = PiecewiseBernoulli(K=K, n_changes=4)
+    return env, env.instance(horizon, np.random.default_rng(0))
+
+
+def compiled_ns(algo, env, inst, trials: int = 5) -> float:
+    """The compiled kernel's median ns per round over ``trials`` trials (compiled first)."""
+    from bandits.simulation import learner_info
+
+    info = learner_info(algo, inst)
+    rewards = [env.rewards(inst, np.random.default_rng(i + 1)) for i in range(trials)]
+    algo.play(rewards[0][:50], info, np.random.default_rng(0))
+    times = []
+    for i, r in enumerate(rewards):
+        start = time.perf_counter()
+        algo.play(r, info, np.random.default_rng(i))
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)) / inst.means.shape[0] * 1e9
+
+
+def batched_ns(algo, env, inst, n: int, repeats: int = 3) -> float:
+    """The batched policy's own ns per trial and round on a batch of ``n`` trials (the median
+    of ``repeats`` batches, as the compiled kernel's is a median)."""
+    from bandits.batched_trials import run_batched_cells
+
+    run_batched_cells(algo, "warm", env, inst, 0, inst.means.shape[0], [0])  # imports and kernels loaded
+    times = [run_batched_cells(algo, "bench", env, inst, 0, inst.means.shape[0], list(range(n)))[0]["wall_time_s"]
+             for _ in range(repeats)]
+    return float(np.median(times)) / inst.means.shape[0] * 1e9
+
+
+def batched():
+    from bandits.algorithms.discounted import DiscountedUCB
+    from bandits.algorithms.sliding_window_gm import SlidingWindowUCBGM
+    from bandits.examples.batched_policies import BatchedDiscountedUCB, BatchedSlidingWindowUCB
+
+    env, inst = problem(T_BATCHED)
+    rows = []
+    pairs = (("d_ucb", DiscountedUCB(gamma=0.99, reward_range=[0, 1]),
+              BatchedDiscountedUCB(gamma=0.99, reward_range=[0, 1])),
+             ("sw_ucb_gm", SlidingWindowUCBGM(window=1000, reward_range=[0, 1]),
+              BatchedSlidingWindowUCB(window=1000, reward_range=[0, 1])))
+    for name, compiled, batch in pairs:
+        kernel = compiled_ns(compiled, env, inst)
+        rows.append({"case": f"{name}_compiled_K{K}", "ns_per_round": round(kernel, 1), "rounds": T_BATCHED,
+                     "trials": 5})
+        for n, target in TARGETS.items():
+            ns = batched_ns(batch, env, inst, n)
+            rows.append({"case": f"{name}_batched_numpy_{n}_trials_K{K}", "ns_per_round": round(ns, 1),
+                         "rounds": T_BATCHED, "trials": n, "ratio": round(ns / kernel, 2), "target_ratio": target,
+                         "meets_target": ns / kernel <= target})
+    return rows
+
+
+class PerTrialDUCB:
+    """D-UCB as a per-trial protocol policy in plain Python (lists, ``math``): the shape of a
+    typical research policy written one trial at a time (the same rule as ``d_ucb``)."""
+
+    def __init__(self, gamma=0.99, xi=0.6, B=1.0):
+        self.gamma, self.xi, self.B = gamma, xi, B
+
+    def reset(self, n_arms, horizon, rng, info):
+        self.N, self.X = [0.0] * n_arms, [0.0] * n_arms
+
+    def select(self, t):
+        n = sum(self.N)
+        log_n = math.log(n) if n > 0 else 0.0
+        best, arm = -math.inf, 0
+        for a, (N, X) in enumerate(zip(self.N, self.X, strict=True)):
+            index = X / N + 2.0 * self.B * math.sqrt(self.xi * log_n / N) if N > 0 else math.inf
+            if index > best:
+                best, arm = index, a
+        return arm
+
+    def update(self, t, arm, reward):
+        g = self.gamma
+        self.N = [v * g for v in self.N]
+        self.X = [v * g for v in self.X]
+        self.N[arm] += 1.0
+        self.X[arm] += reward
+
+
+class DoesNothing:
+    """A per-trial policy with no work of its own: what remains is the protocol loop's cost."""
+
+    def reset(self, n_arms, horizon, rng, info):
+        pass
+
+    def select(self, t):
+        return 0
+
+    def update(self, t, arm, reward):
+        pass
+
+
+def per_trial():
+    from bandits.algorithms.discounted import DiscountedUCB
+    from bandits.algorithms.protocol import play_policy
+
+    env, inst = problem(T_BATCHED)
+    kernel = compiled_ns(DiscountedUCB(gamma=0.99, reward_range=[0, 1]), env, inst)
+    rewards = env.rewards(inst, np.random.default_rng(1))
+    rows = []
+    for case, policy in (("d_ucb_per_trial_python", PerTrialDUCB()), ("per_trial_protocol_loop_alone", DoesNothing())):
+        start = time.perf_counter()
+        play_policy(policy, rewards, inst.info, np.random.default_rng(0))
+        ns = (time.perf_counter() - start) / T_BATCHED * 1e9
+        rows.append({"case": case, "ns_per_round": round(ns, 1), "rounds": T_BATCHED, "trials": 1,
+                     "ratio": round(ns / kernel, 1)})
+    return rows
+
+
+MEMORY_PROBE = """
+import resource, time, numpy as np
+from bandits.environments import PiecewiseBernoulli
+from bandits.batched_trials import run_batched_cells
+from bandits.examples.batched_policies import BatchedDiscountedUCB
+env = PiecewiseBernoulli(K={K}, n_changes=4)
+inst = env.instance({T}, np.random.default_rng(0))
+start = time.perf_counter()
+out = run_batched_cells(BatchedDiscountedUCB(gamma=0.999, reward_range=[0, 1]), "mem", env, inst, 0, {T},
+                        list(range({n})))
+print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, len(out))
+"""
+
+
+def batched_memory(n: int = 1000, horizon: int = 1_000_000):
+    out = subprocess.run([sys.executable, "-c", MEMORY_PROBE.format(K=K, T=horizon, n=n)], cwd=ROOT,
+                         capture_output=True, text=True, check=True)
+    wall, peak, cells = out.stdout.split()
+    means_mb = horizon * K * 8 / 2 ** 20
+    return [{"case": f"batched_d_ucb_{n}_trials_T1e6_K{K} (peak memory)", "rounds": horizon, "trials": int(cells),
+             "wall_s": round(float(wall), 1), "peak_rss_mb": round(float(peak)),
+             "ns_per_round": round(float(wall) / (horizon * n) * 1e9, 1),
+             "note": f"the instance's means alone: {means_mb:.0f} MB; a whole reward table per trial would be "
+                     f"{n * means_mb / 1024:.0f} GB"}]
+
+
+if __name__ == "__main__":
+    for row in [*batched(), *per_trial()]:
+        print(row)
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
