@@ -75,8 +75,9 @@ def build(spec: dict, kind: str, cache: BuildCache | None = None):
     return str(target).rsplit(".", 1)[-1], obj
 
 
-def check_parameters(kind: str, target: str, given: list) -> None:
-    """The class exists and takes every parameter given (a misspelt one gets a "did you mean")."""
+def check_parameters(kind: str, target: str, given: list, head: str | None = None) -> None:
+    """The class exists and takes every parameter given (a misspelt one gets a "did you mean");
+    ``head`` names the target in the message (default ``<kind>._target_=<target>``)."""
     import difflib
     import inspect
 
@@ -89,7 +90,7 @@ def check_parameters(kind: str, target: str, given: list) -> None:
     try:
         cls = get_class(target)
     except Exception as exc:  # noqa: BLE001 -- hydra wraps import errors of every kind
-        raise import_problem(kind, target, exc) from None  # the class or module missing, named
+        raise import_problem(kind, target, exc, head) from None  # the class or module missing, named
     finally:
         quiet.setLevel(level)
     try:

@@ -93,7 +93,7 @@ def build(target: str, params: dict):
 
     from bandits.experiments.building import check_parameters
 
-    check_parameters("algo", target, list(params))
+    check_parameters("policy", target, list(params), head=f"drift-bandits check {target}")
     cls = get_class(target)
     try:
         return cls(**params)

@@ -18,10 +18,10 @@ from bandits.experiments.messages import did_you_mean
 LISTED = 12  # classes named in a message at most (a large module would fill the screen)
 
 
-def import_problem(kind: str, target: str, exc: BaseException) -> ConfigError:
-    """The error for ``<kind>._target_=<target>``, which Hydra's ``get_class`` could not load
-    (``exc``: its exception)."""
-    head = f"{kind}._target_={target}"
+def import_problem(kind: str, target: str, exc: BaseException, head: str | None = None) -> ConfigError:
+    """The error for ``<kind>._target_=<target>`` (or what ``head`` names), which Hydra's
+    ``get_class`` could not load (``exc``: its exception)."""
+    head = head or f"{kind}._target_={target}"
     parts = str(target).split(".")
     if len(parts) < 2 or not all(parts):
         return ConfigError(f"{head} cannot be imported: give module.Class (a module in the current folder works, "
