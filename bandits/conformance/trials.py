@@ -110,8 +110,8 @@ def reported(policy, exc: BaseException, detail: str) -> PolicyRaised:
 
 def run(policy, instance: Instance, rewards: np.ndarray, index: int = 0, fresh: bool = True, seed: int = 1):
     """The policy's actions on one trial as the runner plays them (on a fresh copy unless not
-    ``fresh``, handed the learner's information and stream ``index``), as returned, under the
-    global random state ``seed``. Raises :class:`PolicyRaised`."""
+    ``fresh``, handed the learner's information and stream ``index``), as returned, with numpy's
+    and Python's own random state seeded with ``seed``. Raises :class:`PolicyRaised`."""
     algo = copy.deepcopy(policy) if fresh else policy
     try:
         with global_random_state(seed), np.errstate(invalid="ignore"):

@@ -145,9 +145,9 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
                 kernel += numbers["wall_time_s"]
                 if sink is not None and time.monotonic() - last >= batch_s:
                     hand()
-        for name, items in together.items():
+        if together:
             from bandits.batched_trials import run_batched_cells  # only where a batched policy runs
-
+        for name, items in together.items():
             trials = [trial for trial, _ in items]
             every = run_batched_cells(items[0][1].algo, name, env, instance, meta["seed"], batch.T, trials,
                                       meta["save_actions"])
