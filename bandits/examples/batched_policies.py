@@ -64,6 +64,13 @@ class TunedAsBuiltIn:
         self.derived_ = builtin.resolve(horizon, info)
         self.lo_, self.scale_ = reward_scale(builtin, info)  # rewards read as (y - lo) * scale, as the kernel
 
+    def _scaled(self, rewards):
+        """(y - lo) * scale, as the kernel reads a reward; on [0, 1] that is y itself, exactly
+        (y - 0.0 is y and y * 1.0 is y), and two numpy calls a round fewer."""
+        if self.lo_ == 0.0 and self.scale_ == 1.0:
+            return rewards
+        return (rewards - self.lo_) * self.scale_
+
 
 class BatchedDiscountedUCB(TunedAsBuiltIn):
     """D-UCB (Garivier & Moulines), batched: each round every arm's discounted count N and
@@ -101,7 +108,7 @@ class BatchedDiscountedUCB(TunedAsBuiltIn):
         self.N_ *= gamma
         self.N_ += pulled
         self.X_ *= gamma
-        self.X_ += pulled * ((rewards - self.lo_) * self.scale_)  # x + 0.0 is x: the other arms as they were
+        self.X_ += pulled * self._scaled(rewards)  # x + 0.0 is x: the other arms as they were
 
 
 class BatchedSlidingWindowUCB(TunedAsBuiltIn):
@@ -131,6 +138,7 @@ class BatchedSlidingWindowUCB(TunedAsBuiltIn):
         self.counts_, self.sums_ = np.zeros((n_arms, n_trials)), np.zeros((n_arms, n_trials))  # arms by trials
         self.eye_ = np.eye(n_arms)  # eye_.take(arms, axis=1): the one-hot of each trial's arm, (n_arms, n_trials)
         self.log_w_, self.bonus_ = None, None
+        self.divisor_ = np.maximum(np.arange(self.cap_ + 1.0), 1.0)  # max(N, 1) of each count, a table like the bonus
 
     def select(self, t):
         window = int(self.derived_["window"])
@@ -141,8 +149,8 @@ class BatchedSlidingWindowUCB(TunedAsBuiltIn):
             self.bonus_[0] = np.inf
             self.log_w_ = log_w
         # sum / N + bonus(N); an arm unseen in the window (N = 0) gets sum / 1 + inf = inf, as in the kernel
-        return argmax_lowest_columns(self.sums_ / np.maximum(self.counts_, 1.0)
-                                     + self.bonus_.take(self.counts_.astype(np.intp)))
+        n = self.counts_.astype(np.intp)
+        return argmax_lowest_columns(self.sums_ / self.divisor_.take(n) + self.bonus_.take(n))
 
     def update(self, t, arms, rewards):
         slot = t % self.cap_
@@ -150,7 +158,7 @@ class BatchedSlidingWindowUCB(TunedAsBuiltIn):
             left = self.eye_.take(self.arms_[slot], axis=1)
             self.counts_ -= left
             self.sums_ -= left * self.ys_[slot]  # x - 0.0 is x: the other arms as they were
-        y = (rewards - self.lo_) * self.scale_
+        y = self._scaled(rewards)
         pulled = self.eye_.take(arms, axis=1)
         self.arms_[slot] = arms
         self.ys_[slot] = y
