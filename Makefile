@@ -1,4 +1,4 @@
-# make figures [SCALE=quick] [CTX_SCALE=paper] | make test | make lint | make plots | make docs | make bench [UPDATE=1]
+# make figures [SCALE=quick] [CTX_SCALE=paper] | make ctx-long | make test | make lint | make plots | make docs | make bench [UPDATE=1]
 # make crosscheck: our K-armed baselines against SMPyBandits 0.9.7 in its own venv (not part of test/CI)
 # On first use the project is installed (with its extras) into the active virtual or conda
 # environment, or else into a local .venv; `make PYTHON=python3 ...` picks an interpreter.
@@ -55,7 +55,7 @@ else
 BENCH_OUT := results/bench/bench-$(shell date +%Y%m%d-%H%M%S).csv
 endif
 
-.PHONY: install test lint figures experiments plots docs bench crosscheck collect clean-runs
+.PHONY: install test lint figures experiments plots docs bench crosscheck collect clean-runs ctx-long
 
 $(STAMP): pyproject.toml
 	@if [ "$(PYTHON)" = ".venv/bin/python" ] && [ ! -x .venv/bin/python ]; then \
@@ -87,6 +87,18 @@ experiments: $(STAMP)
 		'-m +experiment=ctx_data,ctx_master_sensitivity $(CTX_SCALE_ARGS)' \
 		'-m +experiment=$(subst $(space),$(comma),$(strip $(INSTANCE_EXPERIMENTS))) "seed=$(SEEDS)" $(SCALE_ARGS)' \
 		'-m +experiment=master_geo "seed=$(MASTER_SEEDS)" $(SCALE_ARGS)'
+
+# make ctx-long: C1-C3 at T up to 1e6 (docs/ada.md, "The long run"; about an hour on 2 cores).
+# A release of its own, not part of make figures or CI: the only target that writes the long
+# tables' figures, their claims rows and results/ctx_long_run.csv (wall time, peak memory).
+CTX_LONG := ctx_switch_long,ctx_switch_growing_long,ctx_drift_long
+CTX_LONG_DELAY := ctx_delay_long_shift0.25,ctx_delay_long_shift0.5,ctx_delay_long_shift1.0
+ctx-long: $(STAMP)
+	$(PYTHON) scripts/ctx_long.py --results results \
+		'-m +experiment=$(CTX_LONG) results_dir=results' \
+		'-m +experiment=ctx_delay_long env.shift=0.25,0.5,1.0 results_dir=results'
+	$(PYTHON) -m bandits.experiments.figures --results results --experiment $(CTX_LONG),$(CTX_LONG_DELAY)
+	$(PYTHON) -m bandits.experiments.docs --results results --out docs
 
 # `make plots` redraws the tables that changed since their figures were drawn; `make figures`
 # (a release) redraws every figure (--force)

@@ -277,3 +277,29 @@ def test_exact_total_variation_is_limited_and_sampling_is_offered():
     env = DriftingContextual(K=13, d=4, n_policies=50, tv="monte_carlo", tv_samples=50, mc_contexts=100)
     env.check_params(1000)
     assert env.instance(1000, np.random.default_rng(0)).info["Delta_TV"] > 0
+
+
+def test_combining_ranges_gives_the_general_unions_numbers_exactly():
+    """The dense path of _combine (ranges of rounds, as both tests pass) against np.unique and
+    np.add.at: the same rows and bit-identical sums, for nested, overlapping, disjoint and
+    touching intervals."""
+    from bandits.contextual import nonstationarity_tests as nt
+
+    rng = np.random.default_rng(5)
+
+    def general(parts):
+        rows = np.concatenate([r for r, _ in parts])
+        mats = np.concatenate([m for _, m in parts])
+        uniq, where = np.unique(rows, return_inverse=True)
+        out = np.zeros((len(uniq), mats.shape[1]))
+        np.add.at(out, where, mats)
+        return uniq, out
+
+    for a, b in [((10, 50), (10, 30)), ((10, 50), (40, 90)), ((0, 20), (35, 60)), ((60, 80), (0, 60)),
+                 ((5, 6), (5, 6))]:
+        parts = [(np.arange(*a), rng.standard_normal((a[1] - a[0], 5)) / 7),
+                 (np.arange(*b), rng.standard_normal((b[1] - b[0], 5)) * 3)]
+        rows, mat = nt._combine(parts)
+        want_rows, want_mat = general(parts)
+        assert np.array_equal(rows, want_rows)
+        assert np.array_equal(mat, want_mat)

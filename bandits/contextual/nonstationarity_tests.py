@@ -44,13 +44,33 @@ class Logged:
 
 
 def _combine(parts):
-    """Union of (rows, matrix) parts, summing the matrices of rows that appear twice."""
+    """Union of (rows, matrix) parts, summing the matrices of rows that appear twice (each
+    row's sum taken in the order of the parts, 0 + first + second)."""
+    if all(len(r) and r[-1] - r[0] + 1 == len(r) for r, _ in parts):
+        return _combine_ranges(parts)
     rows = np.concatenate([r for r, _ in parts])
     mats = np.concatenate([m for _, m in parts])
     uniq, where = np.unique(rows, return_inverse=True)
     out = np.zeros((len(uniq), mats.shape[1]))
     np.add.at(out, where, mats)
     return uniq, out
+
+
+def _combine_ranges(parts):
+    """:func:`_combine` of parts whose rows are ranges of consecutive rounds (the intervals of
+    both tests always are): slices of one dense matrix instead of ``np.unique`` and
+    ``np.add.at``, which took about a fifth of an Ada-ILTCB+ trial at T = 3e5. The same sums
+    in the same order, so the same numbers (tests/test_contextual.py)."""
+    lo = min(int(r[0]) for r, _ in parts)
+    hi = max(int(r[-1]) for r, _ in parts) + 1
+    out = np.zeros((hi - lo, parts[0][1].shape[1]))
+    covered = np.zeros(hi - lo, dtype=bool)
+    for r, mat in parts:
+        out[r[0] - lo:r[-1] + 1 - lo] += mat
+        covered[r[0] - lo:r[-1] + 1 - lo] = True
+    if covered.all():
+        return np.arange(lo, hi), out
+    return np.arange(lo, hi)[covered], out[covered]
 
 
 def _value(pclass, rows, mat, policy) -> float:

@@ -100,15 +100,17 @@ def theory_never_restarts(drawing: Drawing, tables: dict) -> list[dict]:
              "expected": "0", "verdict": verdict(n == 0)}]
 
 
-def timeline_figure(rows: pd.DataFrame, drawing: Drawing) -> None:
+def timeline_figure(rows: pd.DataFrame, drawing: Drawing, figure: str = "ctx_timeline",
+                    steps_only: bool = False) -> None:
     """Like the ada paper's Figure 2, for one trial: |M_t|, replay starts, block
-    boundaries and restarts, against the true change points."""
+    boundaries and restarts, against the true change points. ``steps_only``: the CSV keeps
+    the rounds where |M_t| changes, not every round (at T = 1e6 every round is 10 MB)."""
     pick = rows[(rows["label"] == ADA) & (rows["T"] == rows["T"].max()) & rows["events"].notna()]
     if pick.empty:
-        notice("ctx_timeline", f"ctx_switch has no {ADA} trial with events at its largest T")
+        notice(figure, f"its table has no {ADA} trial with events at its largest T")
         return
     row = pick.sort_values("trial").iloc[0]
-    drawing.record_versions(pick, "ctx_timeline")
+    drawing.record_versions(pick, figure)
     ev, T = events(row), int(row["T"])
     replays, blocks, restarts = ev.get("replays", []), ev.get("blocks", []), ev.get("restarts", [])
     changes = json.loads(row["env_info"]).get("change_points", [])
@@ -137,10 +139,14 @@ def timeline_figure(rows: pd.DataFrame, drawing: Drawing) -> None:
     ax.set_ylabel("|M_t|  (replays below 0, by m)")
     integer_axis(ax, "both")  # rounds and numbers of replays are counts
     ax.set_yticks([tick for tick in ax.get_yticks() if 0 <= tick <= max(level.max(), 1) + 0.5])
-    ax.set_title(f"Ada-ILTCB+ timeline, one trial (ctx_switch, T = {T}, trial {int(row['trial'])})", fontsize=10)
+    table = str(row["experiment"]) if "experiment" in row.index else "ctx_switch"
+    ax.set_title(f"Ada-ILTCB+ timeline, one trial ({table}, T = {T:,}, trial {int(row['trial'])})", fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    save_figure(fig, pd.DataFrame({"t": np.arange(T), "replays_in_progress": level}), drawing, "ctx_timeline",
-                "events stored with the trial (tables/ctx_switch.parquet)")
+    data = pd.DataFrame({"t": np.arange(T), "replays_in_progress": level})
+    if steps_only:
+        data = data[np.r_[True, np.diff(level) != 0]]
+    save_figure(fig, data, drawing, figure, f"events stored with the trial (tables/{table}.parquet)"
+                + ("; the CSV lists the rounds where |M_t| changes" if steps_only else ""))
 
 
 def detection_delay(row, change: int) -> tuple[float, bool]:
@@ -149,13 +155,15 @@ def detection_delay(row, change: int) -> tuple[float, bool]:
     return (float(after[0] - change), True) if after else (float(row["T"] - change), False)
 
 
-def detection_delays(tables: dict, drawing: Drawing) -> list[dict]:
+def detection_delays(tables: dict, drawing: Drawing, figure: str = "ctx_delay",
+                     prefix: str = DELAY_PREFIX) -> list[dict]:
     """C3: mean detection delay (95% band) against the size of the change, per algorithm,
-    and the claim that replay shortens detection of the smallest change."""
-    drawing.record_versions(pd.concat(tables.values(), ignore_index=True), "ctx_delay")
+    and the claim that replay shortens detection of the smallest change (tables named
+    ``<prefix><size>``, drawn as ``figure``)."""
+    drawing.record_versions(pd.concat(tables.values(), ignore_index=True), figure)
     delays = []
     for name, rows in tables.items():
-        shift = float(name.removeprefix(DELAY_PREFIX))
+        shift = float(name.removeprefix(prefix))
         for _, row in rows.iterrows():
             change = (json.loads(row["env_info"]).get("change_points") or [row["T"] // 2])[0]
             delay, found = detection_delay(row, change)
@@ -173,37 +181,37 @@ def detection_delays(tables: dict, drawing: Drawing) -> list[dict]:
                           groups=knowledge_groups(rows), highlight=drawing.highlight)
     ax.set_xlabel("size of the change (shift towards a fresh theta)")
     ax.set_ylabel("detection delay (rounds; T - change if never detected)")
-    ax.set_title("C3: detection delay after one switch at T/2", fontsize=10)
+    ax.set_title(f"C3: detection delay after one switch at T/2 (T = {int(rows['T'].max()):,})", fontsize=10)
     grouped_legend(ax, entries)
     ax.grid(True, alpha=0.3)
-    save_figure(fig, summary, drawing, "ctx_delay", band_footer(ax, summary["trials"], "undetected changes count "
+    save_figure(fig, summary, drawing, figure, band_footer(ax, summary["trials"], "undetected changes count "
                                                                 "T - change"))
     claims = [row for master in MASTERS if master in set(summary["algo"])
-              for row in master_delays(drawing, summary, master)]
+              for row in master_delays(drawing, summary, master, figure)]
     small = summary[summary["shift"] == summary["shift"].min()].set_index("algo")
-    if not have(drawing, "ctx_delay", small.index, [ADA, "ada_iltcb_plus_noreplay"]):
+    if not have(drawing, figure, small.index, [ADA, "ada_iltcb_plus_noreplay"]):
         return claims
     a, b = small.loc[ADA], small.loc["ada_iltcb_plus_noreplay"]
     return claims + [{"claim": f"replay shortens detection of a small change (shift "
                       f"{summary['shift'].min():g}; mean delay with / without replay)",
-             "figure": "ctx_delay",
+             "figure": figure,
              "measured": f"{a['mean_delay']:.0f} / {b['mean_delay']:.0f} rounds "
                          f"(detected {a['detected_share']:.0%} / {b['detected_share']:.0%})",
              "expected": "with < without", "verdict": verdict(a["mean_delay"] < b["mean_delay"])}]
 
 
-def master_delays(drawing: Drawing, summary: pd.DataFrame, master: str) -> list[dict]:
+def master_delays(drawing: Drawing, summary: pd.DataFrame, master: str, figure: str = "ctx_delay") -> list[dict]:
     """Ours: a MASTER's tests against Ada-ILTCB+'s, mean detection delay at every size of change."""
     claims = []
     name = LABELS.get(master, master)
     for shift, g in summary.groupby("shift"):
         g = g.set_index("algo")
-        if not have(drawing, "ctx_delay", g.index, [ADA, master]):
+        if not have(drawing, figure, g.index, [ADA, master]):
             continue
         m, a = g.loc[master], g.loc[ADA]
         neither = m["detected_share"] == 0 and a["detected_share"] == 0  # both censored at T/2: no comparison
         claims.append({"claim": f"{name}'s tests detect the switch no later than {ADA_LABEL}'s "
-                                f"(shift {shift:g}; mean delay {name} / Ada-ILTCB+)", "figure": "ctx_delay",
+                                f"(shift {shift:g}; mean delay {name} / Ada-ILTCB+)", "figure": figure,
                        "measured": f"{m['mean_delay']:.0f} / {a['mean_delay']:.0f} rounds "
                                    f"(detected {m['detected_share']:.0%} / {a['detected_share']:.0%})",
                        "expected": "MASTER <= Ada-ILTCB+",

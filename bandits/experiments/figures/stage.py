@@ -37,6 +37,7 @@ import matplotlib.pyplot as plt
 from bandits.experiments import timings
 from bandits.experiments.figures import (
     ada,
+    ada_long,
     claims,
     common,
     ctx_baselines,
@@ -60,7 +61,7 @@ OK, BAD_INPUT = 0, 2  # exit statuses (bandits.experiments.cli's)
 
 # The paper modules, each owning the tables its TABLES names or patterns match (the first
 # match wins). Adding an experiment's figure and claims means adding a module here.
-PAPER_MODULES = (fig2, piecewise, fig5, ctx_baselines, ada, extensions, nonstationary, ctx_data, published)
+PAPER_MODULES = (fig2, piecewise, fig5, ctx_baselines, ada, ada_long, extensions, nonstationary, ctx_data, published)
 
 
 def owner(table: str):
