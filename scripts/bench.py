@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import bench_batched  # noqa: E402 -- your own policy's three routes (scripts/bench_batched.py)
+import bench_contextual  # noqa: E402 -- every contextual algorithm at T = 1e6 (scripts/bench_contextual.py)
 
 from bandits.algorithms import EXP3S, BanditOverBandit, SlidingWindowUCB, play  # noqa: E402
 from bandits.algorithms.glb import SlidingWindowGLB  # noqa: E402
@@ -510,8 +511,9 @@ CASES = {
     "batched": bench_batched.batched,
     "per_trial": bench_batched.per_trial,
     "batched_memory": bench_batched.batched_memory,
+    "contextual_1e6": bench_contextual.contextual_1e6,
 }
-SLOW = ("figures", "sweep_1e6_cells", "batched_memory")  # left out by --skip-figures
+SLOW = ("figures", "sweep_1e6_cells", "batched_memory", "contextual_1e6")  # left out by --skip-figures
 COLUMNS = ["case", "ns_per_round", "rounds", "trials", "target_ns", "meets_target", "compile_s", "speedup", "wall_s",
            "target_wall_s", "iterations", "oracle_calls", "ratio", "target_ratio", "ms_per_cell", "target_ms_per_cell",
            "peak_rss_mb", "files", "cells", "note"]

@@ -303,3 +303,17 @@ def test_combining_ranges_gives_the_general_unions_numbers_exactly():
         want_rows, want_mat = general(parts)
         assert np.array_equal(rows, want_rows)
         assert np.array_equal(mat, want_mat)
+
+
+def test_oracle_restart_plays_a_prefix_of_its_instance():
+    """Told change points beyond the rounds it plays (the kernels' warm-up plays the first 20
+    rounds of an instance with its full info), the oracle restart plays those rounds and
+    starts no epoch past its end (it used to index round T and fail)."""
+    env = DriftingContextual(mode="switching", n_pieces=4)
+    inst = env.instance(4000, np.random.default_rng(3))
+    algo = ILTCB(restart_at_changes=True)
+    info = learner_info(algo, inst)
+    rewards = env.rewards(inst, np.random.default_rng(4))
+    actions = algo.play(rewards[:20], {**info, "policy_actions": info["policy_actions"][:20]},
+                        np.random.default_rng(0))
+    assert actions.shape == (20,) and algo.derived_["epochs"] == [0]

@@ -96,7 +96,7 @@ class ILTCB:
         weights = np.zeros(T)
         log = {"blocks": [], "op_iterations": [], "support": [], "epochs": [0]}
         tau = 0
-        pending = [r for r in restarts if r > 0]
+        pending = [r for r in restarts if 0 < r < T]  # a change point at or beyond T starts no epoch here
         while tau < T:
             end_epoch = pending.pop(0) if pending else T
             j = 0
