@@ -317,3 +317,20 @@ def test_oracle_restart_plays_a_prefix_of_its_instance():
     actions = algo.play(rewards[:20], {**info, "policy_actions": info["policy_actions"][:20]},
                         np.random.default_rng(0))
     assert actions.shape == (20,) and algo.derived_["epochs"] == [0]
+
+
+def test_the_compiled_action_distribution_and_sliced_predictions_are_the_gathers_exactly():
+    """FinitePolicyClass.distribution (one pass over the rows) against adding each support
+    policy's weight at its actions in turn, and predict on a range of rounds (a slice) against
+    the fancy-indexed gather: the same numbers, bit for bit, repeated policies included."""
+    rng = np.random.default_rng(8)
+    pc = FinitePolicyClass(rng.integers(0, 5, (300, 40)).astype(np.int8), 5)
+    support, weights = [3, 17, 3, 39, 0], list(rng.random(5) / 3)
+    for rows in (np.arange(20, 260), rng.choice(300, 90, replace=False)):
+        want = np.zeros((len(rows), 5))
+        for p, q in zip(support, weights, strict=True):
+            want[np.arange(len(rows)), pc.pred[rows, p].astype(np.int64)] += q
+        assert np.array_equal(pc.distribution(support, weights, rows), want)
+        for p in support:
+            assert np.array_equal(pc.predict(p, rows), pc.pred[rows, p].astype(np.int64))
+            assert pc.predict(p, rows).dtype == np.int64

@@ -133,7 +133,10 @@ def solve_op(pclass, rows: np.ndarray, actions: np.ndarray, weights: np.ndarray,
 
 
 def action_distribution(pclass, result_support, result_weights, rows: np.ndarray) -> np.ndarray:
-    """Q(a | x_t) for the given rounds, (n, K)."""
+    """Q(a | x_t) for the given rounds, (n, K): the class's compiled pass where it has one (a
+    finite class), else each support policy's actions in turn, the same sums in the same order."""
+    if hasattr(pclass, "distribution"):
+        return pclass.distribution(result_support, result_weights, rows)
     rows = np.asarray(rows, dtype=np.int64)
     out = np.zeros((len(rows), pclass.K))
     idx = np.arange(len(rows))

@@ -89,7 +89,28 @@ class FinitePolicyClass:
         return first_argmax(self.scores(rows, reward))
 
     def predict(self, policy: int, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows)
+        if len(rows) and rows[-1] - rows[0] + 1 == len(rows):  # a range of rounds (the tests' and OP's): a slice
+            return self.pred[rows[0]:rows[-1] + 1, policy].astype(np.int64)
         return self.pred[rows, policy].astype(np.int64)
+
+    def distribution(self, support, weights, rows: np.ndarray) -> np.ndarray:
+        """Q(a | x_t) = sum of the weights of the support policies choosing a at x_t, (n, K), in
+        one pass over the rows (each row's policies read together), adding in support order."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.zeros((len(rows), self.K))
+        _distribution(self.pred, rows, np.asarray(support, dtype=np.int64), np.asarray(weights, dtype=np.float64),
+                      out)
+        return out
+
+
+@njit(cache=True)
+def _distribution(pred, rows, support, weights, out):
+    """out[i, pred[rows[i], support[s]]] += weights[s], for s in order."""
+    for i in range(rows.shape[0]):
+        prow = pred[rows[i]]
+        for s in range(support.shape[0]):
+            out[i, prow[support[s]]] += weights[s]
 
 
 class PrefixValues:
