@@ -223,7 +223,7 @@ def glb_and_semibandit():
 KARMED_BASELINES = {"ucb1": 100.0, "kl_ucb": 100.0, "thompson": 100.0, "d_ucb": 100.0, "sw_ucb_gm": 100.0,
                     "discounted_ts": 100.0, "sw_ts": 100.0, "cusum_ucb": 100.0, "m_ucb": 100.0,
                     "oracle_restart_ucb": 100.0, "glr_klucb": 2000.0, "glr_klucb_global": 2000.0,
-                    "master_ucb": 1000.0}
+                    "master_ucb": 1000.0, "ds_ts": 250.0}  # ds_ts: next to discounted_ts (K normal draws a round)
 
 
 def from_config(name: str):

@@ -9,6 +9,7 @@ _HOME = {
     "CUSUMUCB": "bandits.algorithms.change_detection",
     "DiscountedLinUCB": "bandits.algorithms.discounted_linear_ucb",
     "DiscountedThompson": "bandits.algorithms.discounted",
+    "DiscountedGaussianThompson": "bandits.algorithms.discounted_gaussian_ts",
     "DiscountedUCB": "bandits.algorithms.discounted",
     "EXP3S": "bandits.algorithms.exp3",
     "GLRklUCB": "bandits.algorithms.glr",
@@ -31,7 +32,8 @@ _HOME = {
     "play_policy": "bandits.algorithms.protocol",
 }
 
-__all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedLinUCB", "DiscountedThompson", "DiscountedUCB", "EXP3S",
+__all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedGaussianThompson", "DiscountedLinUCB", "DiscountedThompson",
+           "DiscountedUCB", "EXP3S",
            "GLRklUCB", "KLUCB", "MasterOFUL", "MasterUCB", "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB",
            "RecordedPrices", "RestartLinUCB", "SlidingWindowThompson", "SlidingWindowUCB", "SlidingWindowUCBGM",
            "ThompsonSampling", "UCB", "UCB1", "is_protocol_policy", "play", "play_policy"]

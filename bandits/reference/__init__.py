@@ -7,6 +7,7 @@ from bandits.reference.cusum_ucb import ReferenceCUSUMUCB
 from bandits.reference.d_linucb import ReferenceDLinUCB
 from bandits.reference.d_ucb import ReferenceDUCB
 from bandits.reference.discounted_ts import ReferenceDiscountedTS
+from bandits.reference.ds_ts import ReferenceDSTS
 from bandits.reference.glr_klucb import ReferenceGLRklUCB
 from bandits.reference.kl_ucb import ReferenceKLUCB
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
@@ -26,6 +27,7 @@ __all__ = [
     "ReferenceCUSUMUCB",
     "ReferenceDLinUCB",
     "ReferenceDUCB",
+    "ReferenceDSTS",
     "ReferenceDiscountedTS",
     "ReferenceGLRklUCB",
     "ReferenceKLUCB",

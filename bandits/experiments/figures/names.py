@@ -32,6 +32,7 @@ CORE_LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": 
 # The non-stationary benchmark's and its sensitivity runs' (bandits.experiments.figures.nonstationary).
 BENCHMARK_LABELS = {"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson sampling", "d_ucb": "D-UCB",
                     "sw_ucb_gm": "SW-UCB (G&M)", "discounted_ts": "discounted TS", "sw_ts": "SW-TS",
+                    "ds_ts": "DS-TS (Gaussian)", "ds_ts_authors": "DS-TS (authors' code)",
                     "cusum_ucb": "CUSUM-UCB", "m_ucb": "M-UCB", "glr_klucb": "GLR-klUCB (local)",
                     "cusum_klucb": "CUSUM-klUCB", "m_klucb": "M-klUCB", "d_klucb": "D-klUCB",
                     "sw_klucb_gm": "SW-klUCB (G&M)",
