@@ -6,8 +6,9 @@ runs ``python run.py commands CMD ...`` (one process for every command, as ``mak
 does) and writes ``<results>/ctx_long_run.csv``: when it started and ended, its wall time, the
 peak resident memory of the whole process tree (the runner and its workers together, sampled
 every second from /proc) and of its largest single process, and the machine. docs/ada.md
-("The long run") quotes it. An interrupted run loses nothing: the cells already stored are
-kept, and the same command goes on from them.
+("The long run") quotes it. The runner's own timing rows go to ``<results>/ctx_long_timings.csv``,
+not into ``timings.csv``, which is ``make figures``' record. An interrupted run loses nothing:
+the cells already stored are kept, and the same command goes on from them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 FILE = "ctx_long_run.csv"
+TIMINGS_FILE = "ctx_long_timings.csv"  # the long run's rows of the runner's timings, apart from make figures'
+
+
+def keep_timings_apart(timings: Path, before: bytes | None, apart: Path) -> None:
+    """Move the rows the run appended to ``<results>/timings.csv`` (make figures' own record,
+    which docs/speed.md breaks down) into ``apart``, and leave timings.csv as it was."""
+    if not timings.exists():
+        return
+    after = timings.read_bytes()
+    if before is None:  # no timings.csv before: the whole file is the run's
+        apart.write_bytes(after)
+        timings.unlink()
+        return
+    if after.startswith(before) and len(after) > len(before):
+        header = before.split(b"\n", 1)[0] + b"\n"
+        apart.write_bytes(header + after[len(before):])
+        timings.write_bytes(before)
 
 
 def tree_rss(root: int) -> tuple[int, int]:
@@ -63,6 +81,8 @@ def main(argv=None) -> int:
     parser.add_argument("commands", nargs="+", help="run.py command lines, each one argument")
     args = parser.parse_args(argv)
     peak = {"tree": 0, "process": 0}
+    timings = Path(args.results) / "timings.csv"  # make figures' breakdown (docs/speed.md): kept as it was
+    before = timings.read_bytes() if timings.exists() else None
     began = time.time()
     child = subprocess.Popen([sys.executable, "run.py", "commands", *args.commands])
     done = threading.Event()
@@ -82,6 +102,7 @@ def main(argv=None) -> int:
     row = {"started": stamp(began), "ended": stamp(ended), "wall_s": round(ended - began, 1),
            "peak_tree_rss_mb": round(peak["tree"] / 1e6), "peak_process_rss_mb": round(peak["process"] / 1e6),
            "exit_status": status, "machine": machine(), "commands": " ; ".join(args.commands)}
+    keep_timings_apart(timings, before, Path(args.results) / TIMINGS_FILE)
     path = Path(args.results) / FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as f:
