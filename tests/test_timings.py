@@ -130,3 +130,16 @@ def test_a_timings_file_of_an_older_version_keeps_its_columns(tmp_path):
     timings.record(tmp_path, stage="run", experiment="b", cells_run=2, warm_s=1.5)
     rows = pd.read_csv(tmp_path / timings.FILE)
     assert list(rows.columns) == old and rows["experiment"].tolist() == ["a", "b"]
+
+
+def test_the_kernel_seconds_of_experiments_without_tables_here_are_kept(tmp_path):
+    """A results folder holding some tables only (make ctx-long's, a fresh clone's) redraws
+    them without dropping the other experiments' rows that make figures wrote."""
+    path = tmp_path / timings.KERNELS_FILE
+    pd.DataFrame([{"experiment": "fig2a", "algo": "bob", "cells": 10, "kernel_s": 3.0},
+                  {"experiment": "adhoc", "algo": "ucb1", "cells": 1, "kernel_s": 9.0}]).to_csv(path, index=False)
+    fresh = pd.DataFrame([{"experiment": "adhoc", "algo": "ucb1", "cells": 2, "kernel_s": 0.5}])
+    stage.write_kernel_seconds(path, fresh)
+    assert pd.read_csv(path).to_dict("records") == [
+        {"experiment": "adhoc", "algo": "ucb1", "cells": 2, "kernel_s": 0.5},
+        {"experiment": "fig2a", "algo": "bob", "cells": 10, "kernel_s": 3.0}]

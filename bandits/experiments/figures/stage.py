@@ -289,10 +289,26 @@ def plot(args) -> int:
                 light[name] = pd.read_parquet(path, columns=["algo", "wall_time_s"])
             except Exception:  # noqa: BLE001 -- an unreadable table (its notice came with the drawing)
                 continue
-        timings.kernel_seconds(light).to_csv(out_dir / timings.KERNELS_FILE, index=False)
+        write_kernel_seconds(out_dir / timings.KERNELS_FILE, timings.kernel_seconds(light))
     if skipped:
         print(selection.unchanged_line(skipped))
     return OK
+
+
+def write_kernel_seconds(path: Path, fresh) -> None:
+    """The kernel seconds of the experiments whose tables are here (``fresh``, a DataFrame), and
+    the rows the file already had for the others (a folder holding some tables only, such as
+    ``make ctx-long``'s, keeps ``make figures``' rows)."""
+    import pandas as pd
+
+    if path.exists():
+        try:
+            old = pd.read_csv(path)
+            fresh = pd.concat([old[~old["experiment"].isin(set(fresh["experiment"]))], fresh], ignore_index=True)
+            fresh = fresh.sort_values(["experiment", "algo"], kind="stable").reset_index(drop=True)
+        except (ValueError, KeyError, pd.errors.ParserError):  # an unreadable file: written anew
+            pass
+    fresh.to_csv(path, index=False)
 
 
 def draw_tables(drawing: Drawing, tables: dict, jobs: int, results: Path) -> dict:
