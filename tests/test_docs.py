@@ -29,7 +29,7 @@ def committed_results(dest: Path) -> Path:
     that rendering never touches the repository."""
     out = dest / "results"
     (out / "figures").mkdir(parents=True)
-    for name in ("claims.csv", "bench.csv", "constants.csv", "timings.csv"):
+    for name in ("claims.csv", "bench.csv", "constants.csv", "timings.csv", "ctx_long_run.csv", "ctx_long_timings.csv"):
         if (RESULTS / name).exists():
             shutil.copy(RESULTS / name, out / name)
     for path in (RESULTS / "figures").iterdir():
