@@ -89,7 +89,7 @@ def ds_ts_kernel(rewards, lo, scale, gamma, tau_max, stale_authors, rng, actions
         actions[t] = arm
         discount_and_add(total, N, gamma, arm, (rewards[t, arm] - lo) * scale, 1.0)   # lines 9-10
         for i in range(K):                             # lines 11-12
-            if stale_authors and N[i] < 1e-8:          # STALE_BELOW: the authors' code
+            if stale_authors and N[i] < STALE_BELOW:   # the authors' code (a global: a constant to numba)
                 mean[i] = total[i]
                 sd[i] = tau_max
             elif N[i] > 0.0:
