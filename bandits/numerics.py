@@ -42,14 +42,14 @@ def argmax_lowest_columns(values: np.ndarray) -> np.ndarray:
     axis, ``axis=1`` of ``(n_trials, 5)``, many times more slowly)."""
     # array methods and abs(), not np.max / np.argmax / np.abs: a batch of 100 trials runs this
     # every round, and the module functions' dispatch costs about as much as the work (make bench)
-    m = values.max(axis=0)
+    m = values.max(0)  # positional: numpy parses keywords more slowly, and this runs every round
     # |m| capped at 1e300 (no value of a bandit index comes near): an infinite maximum then cuts at
     # inf - 1e288 = inf, the compiled rule's "lowest infinite index", without an inf - inf
     cut = m - TIE_TOL * abs(m).clip(1.0, 1e300)
     hit = values >= cut
     K = values.shape[0]
     if values.shape[1] < 256 or K > 127:
-        return hit.argmax(axis=0)  # the first True: the lowest arm at or above the cut
+        return hit.argmax(0)  # the first True: the lowest arm at or above the cut
     # many trials: numpy's argmax over axis 0 copies and works column by column; the largest of
     # (K - arm) over the arms at or above the cut is the same arm, in two row-wise int8 operations
     return K - (hit * np.arange(K, 0, -1, dtype=np.int8)[:, None]).max(axis=0).astype(np.int64)

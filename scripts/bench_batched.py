@@ -37,33 +37,48 @@ def problem(horizon: int):
     return env, env.instance(horizon, np.random.default_rng(0))
 
 
-def compiled_ns(algo, env, inst, trials: int = 5) -> float:
-    """The compiled kernel's median ns per round over ``trials`` trials (compiled first)."""
+ROUNDS = 5  # compiled and batched timed in turn, this many times: each route's best turn
+
+
+def compiled_timer(algo, env, inst, trials: int = 5):
+    """A function that times the compiled kernel: the median ns per round over ``trials``
+    trials (compiled first)."""
     from bandits.simulation import learner_info
 
     info = learner_info(algo, inst)
     rewards = [env.rewards(inst, np.random.default_rng(i + 1)) for i in range(trials)]
     algo.play(rewards[0][:50], info, np.random.default_rng(0))
-    times = []
-    for i, r in enumerate(rewards):
-        start = time.perf_counter()
-        algo.play(r, info, np.random.default_rng(i))
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)) / inst.means.shape[0] * 1e9
+
+    def ns():
+        times = []
+        for i, r in enumerate(rewards):
+            start = time.perf_counter()
+            algo.play(r, info, np.random.default_rng(i))
+            times.append(time.perf_counter() - start)
+        return float(np.median(times)) / inst.means.shape[0] * 1e9
+    return ns
 
 
-def batched_ns(algo, env, inst, n: int, repeats: int = 3) -> float:
-    """The batched policy's own ns per trial and round on a batch of ``n`` trials (the median
-    of ``repeats`` batches, as the compiled kernel's is a median)."""
+def compiled_ns(algo, env, inst, trials: int = 5) -> float:
+    """The compiled kernel's median ns per round over ``trials`` trials."""
+    return compiled_timer(algo, env, inst, trials)()
+
+
+def batched_timer(algo, env, inst, n: int):
+    """A function that times the batched policy: its own ns per trial and round on one batch
+    of ``n`` trials."""
     from bandits.batched_trials import run_batched_cells
 
     run_batched_cells(algo, "warm", env, inst, 0, inst.means.shape[0], [0])  # imports and kernels loaded
-    times = [run_batched_cells(algo, "bench", env, inst, 0, inst.means.shape[0], list(range(n)))[0]["wall_time_s"]
-             for _ in range(repeats)]
-    return float(np.median(times)) / inst.means.shape[0] * 1e9
+    return lambda: run_batched_cells(algo, "bench", env, inst, 0, inst.means.shape[0],
+                                     list(range(n)))[0]["wall_time_s"] / inst.means.shape[0] * 1e9
 
 
 def batched():
+    """Each pair timed in turn, ROUNDS times: the compiled kernel (median of 5 trials), then one
+    batch of 100 and one of 1,000 trials. The speed of this shared machine drifts by a third
+    within minutes, so each route's time is its best of the turns (as ``timeit`` reports), the
+    ratio is best over best, and the note gives the median of the ratios taken within a turn."""
     from bandits.algorithms.discounted import DiscountedUCB
     from bandits.algorithms.sliding_window_gm import SlidingWindowUCBGM
     from bandits.examples.batched_policies import BatchedDiscountedUCB, BatchedSlidingWindowUCB
@@ -75,14 +90,23 @@ def batched():
              ("sw_ucb_gm", SlidingWindowUCBGM(window=1000, reward_range=[0, 1]),
               BatchedSlidingWindowUCB(window=1000, reward_range=[0, 1])))
     for name, compiled, batch in pairs:
-        kernel = compiled_ns(compiled, env, inst)
-        rows.append({"case": f"{name}_compiled_K{K}", "ns_per_round": round(kernel, 1), "rounds": T_BATCHED,
+        kernel_timer = compiled_timer(compiled, env, inst)
+        timers = {n: batched_timer(batch, env, inst, n) for n in TARGETS}
+        kernels, batches = [], {n: [] for n in TARGETS}
+        for _ in range(ROUNDS):
+            kernels.append(kernel_timer())
+            for n, timer in timers.items():
+                batches[n].append(timer())
+        best = min(kernels)
+        rows.append({"case": f"{name}_compiled_K{K}", "ns_per_round": round(best, 1), "rounds": T_BATCHED,
                      "trials": 5})
         for n, target in TARGETS.items():
-            ns = batched_ns(batch, env, inst, n)
-            rows.append({"case": f"{name}_batched_numpy_{n}_trials_K{K}", "ns_per_round": round(ns, 1),
-                         "rounds": T_BATCHED, "trials": n, "ratio": round(ns / kernel, 2), "target_ratio": target,
-                         "meets_target": ns / kernel <= target})
+            ratio = min(batches[n]) / best
+            within = float(np.median(np.array(batches[n]) / np.array(kernels)))
+            rows.append({"case": f"{name}_batched_numpy_{n}_trials_K{K}", "ns_per_round": round(min(batches[n]), 1),
+                         "rounds": T_BATCHED, "trials": n, "ratio": round(ratio, 2), "target_ratio": target,
+                         "meets_target": ratio <= target,
+                         "note": f"best of {ROUNDS} turns each; the median of the turns' own ratios: {within:.2f}"})
     return rows
 
 

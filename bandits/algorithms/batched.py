@@ -118,6 +118,9 @@ class BatchedGenerator:
         return np.stack([g.choice(n_arms, size=size, p=p[i]) for i, g in enumerate(self.generators)])
 
 
+INT64 = np.dtype(np.int64)
+
+
 def play_trials(policy, blocks, n_trials: int, T: int, K: int, info: dict, rng: BatchedGenerator,
                 features: np.ndarray | None = None, on_block=None) -> None:
     """Run a batched policy on ``n_trials`` trials, round by round, revealing to each trial only
@@ -132,19 +135,24 @@ def play_trials(policy, blocks, n_trials: int, T: int, K: int, info: dict, rng: 
     method, t = "reset", 0
     try:
         policy.reset(n_trials=n_trials, n_arms=K, horizon=T, rng=rng, info=info)
+        select, update = policy.select, policy.update
         for block in blocks:
+            # each round's first rewards within the block's flat rewards: one numpy call a round
+            # (add the arms, take) where indexing the rows of the block and of the actions costs two more
+            starts = list(first + np.arange(block.shape[0])[:, None] * (n_trials * K))
+            flat = block.reshape(-1)
             actions = np.empty(block.shape[:2], dtype=np.int64)
-            flat = block.reshape(block.shape[0], -1)  # a round's rewards, trial after trial
             for j in range(block.shape[0]):
                 method = "select"
-                arms = policy.select(t)
+                arms = select(t)
                 if not isinstance(arms, np.ndarray) or arms.shape != (n_trials,) or arms.dtype.kind not in "iu":
                     raise ConfigError(f"your {type(policy).__name__}.select({t}) returned {arms!r}; expected an "
                                       f"integer numpy array of {n_trials} arms (one per trial) in 0..{K - 1}.")
-                actions[j] = arms
-                row = actions[j]  # int64, whatever integer type select returned
+                actions[j] = arms  # a copy: a policy may reuse the array it returned
+                if arms.dtype is not INT64:  # numpy's int64 dtype is one object; another reads the copy
+                    arms = actions[j]
                 method = "update"  # an arm out of range reads a wrong reward here; the block then fails below
-                policy.update(t, row, flat[j].take(first + row, mode="clip"))
+                update(t, arms, flat.take(starts[j] + arms, None, None, "clip"))  # positional: faster
                 t += 1
             low, high = int(actions.min()), int(actions.max())
             if low < 0 or high >= K:  # checked once a block: the cell fails, whatever its rewards were
