@@ -223,7 +223,31 @@ def glb_and_semibandit():
 KARMED_BASELINES = {"ucb1": 100.0, "kl_ucb": 100.0, "thompson": 100.0, "d_ucb": 100.0, "sw_ucb_gm": 100.0,
                     "discounted_ts": 100.0, "sw_ts": 100.0, "cusum_ucb": 100.0, "m_ucb": 100.0,
                     "oracle_restart_ucb": 100.0, "glr_klucb": 2000.0, "glr_klucb_global": 2000.0,
-                    "master_ucb": 1000.0, "ds_ts": 250.0}  # ds_ts: next to discounted_ts (K normal draws a round)
+                    "master_ucb": 1000.0, "ds_ts": 250.0,  # ds_ts: next to discounted_ts (K normal draws a round)
+                    "sw_lb_sda": 150.0,  # sw_lb_sda: next to sw_ts (O(K) a round: leader, K duels by prefix sums)
+                    "adswitch": 2000.0}  # AdSwitch, Remark 3's lengths: at most 2 us a round at K = 5, T = 1e5
+
+
+def adswitch_literal(horizons=(1000, 2000, 4000, 8000)):
+    """AdSwitch with every s (``adswitch_literal``) at small T only: its cost per round grows
+    with the episode (O(K t) for condition (1)); the note gives the exponent of T fitted over
+    the horizons (2 would be a whole run growing as T^2)."""
+    from bandits.environments import PiecewiseBernoulli
+    env = PiecewiseBernoulli(K=5, n_changes=4)
+    rows, walls = [], []
+    for horizon in horizons:
+        inst = env.instance(horizon, np.random.default_rng(0))
+        rewards = env.rewards(inst, np.random.default_rng(1))
+        info = learner_info(from_config("adswitch_literal"), inst)
+        from_config("adswitch_literal").play(rewards[:50], info, np.random.default_rng(0))
+        wall = timed(lambda r=rewards, i=info: from_config("adswitch_literal").play(r, i, np.random.default_rng(0)))
+        walls.append(wall)
+        rows.append({"case": f"adswitch_literal_K5_T{horizon}", "ns_per_round": round(wall / horizon * 1e9, 1),
+                     "rounds": horizon, "trials": 1, "wall_s": round(wall, 3)})
+    slope = float(np.polyfit(np.log(horizons), np.log(walls), 1)[0])
+    for row in rows:
+        row["note"] = f"every s: a whole run grows as T^{slope:.2f} over T = {horizons[0]}..{horizons[-1]}"
+    return rows
 
 
 def from_config(name: str):
@@ -244,7 +268,7 @@ def karmed_baselines():
 # The later linear baselines (config names) and their targets in ns per round, d = 5, 40 fresh actions.
 # OFUL (``ucb``), the base of RestartUCB and MASTER-OFUL, is timed in the same run for scale.
 LINEAR_BASELINES = {"ucb": 1500.0, "d_linucb": 1500.0, "restart_linucb": 1500.0, "restart_linucb_bob": 1500.0,
-                    "master_oful": 5000.0}
+                    "master_oful": 5000.0, "d_randlinucb": 1500.0, "d_lints": 1500.0}
 
 
 def modern_baselines():
@@ -496,6 +520,7 @@ CASES = {
     "bookkeeping": bookkeeping,
     "workers": worker_start,
     "linear_sw_ucb": linear_sw_ucb,
+    "adswitch_literal": adswitch_literal,
     "sw_ucb": sw_ucb_against_python,
     "exp3s": exp3s,
     "bob": bob,

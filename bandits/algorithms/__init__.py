@@ -5,9 +5,12 @@ and the linear RestartUCB and MASTER over OFUL."""
 from bandits.lazy import exports
 
 _HOME = {
+    "AdSwitch": "bandits.algorithms.adswitch",
     "BanditOverBandit": "bandits.algorithms.bandit_over_bandit",
     "CUSUMUCB": "bandits.algorithms.change_detection",
+    "DiscountedLinTS": "bandits.algorithms.randomized_discounted_linear",
     "DiscountedLinUCB": "bandits.algorithms.discounted_linear_ucb",
+    "DiscountedRandLinUCB": "bandits.algorithms.randomized_discounted_linear",
     "DiscountedThompson": "bandits.algorithms.discounted",
     "DiscountedGaussianThompson": "bandits.algorithms.discounted_gaussian_ts",
     "DiscountedUCB": "bandits.algorithms.discounted",
@@ -21,6 +24,7 @@ _HOME = {
     "OracleRestartUCB": "bandits.algorithms.stationary",
     "RecordedPrices": "bandits.algorithms.pricing",
     "RestartLinUCB": "bandits.algorithms.restart_linear_ucb",
+    "SlidingWindowLBSDA": "bandits.algorithms.lb_sda",
     "SlidingWindowThompson": "bandits.algorithms.sliding_window_gm",
     "SlidingWindowUCB": "bandits.algorithms.sliding_window_ucb",
     "SlidingWindowUCBGM": "bandits.algorithms.sliding_window_gm",
@@ -32,10 +36,12 @@ _HOME = {
     "play_policy": "bandits.algorithms.protocol",
 }
 
-__all__ = ["BanditOverBandit", "CUSUMUCB", "DiscountedGaussianThompson", "DiscountedLinUCB", "DiscountedThompson",
+__all__ = ["AdSwitch", "BanditOverBandit", "CUSUMUCB", "DiscountedGaussianThompson", "DiscountedLinTS",
+           "DiscountedLinUCB", "DiscountedRandLinUCB", "DiscountedThompson",
            "DiscountedUCB", "EXP3S",
            "GLRklUCB", "KLUCB", "MasterOFUL", "MasterUCB", "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB",
-           "RecordedPrices", "RestartLinUCB", "SlidingWindowThompson", "SlidingWindowUCB", "SlidingWindowUCBGM",
+           "RecordedPrices", "RestartLinUCB", "SlidingWindowLBSDA", "SlidingWindowThompson", "SlidingWindowUCB",
+           "SlidingWindowUCBGM",
            "ThompsonSampling", "UCB", "UCB1", "is_protocol_policy", "play", "play_policy"]
 
 

@@ -3,13 +3,17 @@
 the paper literally and serve as independent checks of the compiled kernels, and
 as worked examples of the protocol."""
 
+from bandits.reference.adswitch import ReferenceAdSwitch
 from bandits.reference.cusum_ucb import ReferenceCUSUMUCB
+from bandits.reference.d_lints import ReferenceDLinTS
 from bandits.reference.d_linucb import ReferenceDLinUCB
+from bandits.reference.d_randlinucb import ReferenceDRandLinUCB
 from bandits.reference.d_ucb import ReferenceDUCB
 from bandits.reference.discounted_ts import ReferenceDiscountedTS
 from bandits.reference.ds_ts import ReferenceDSTS
 from bandits.reference.glr_klucb import ReferenceGLRklUCB
 from bandits.reference.kl_ucb import ReferenceKLUCB
+from bandits.reference.lb_sda import ReferenceSWLBSDA
 from bandits.reference.linear_sw_ucb import ReferenceSWUCB
 from bandits.reference.m_ucb import ReferenceMUCB
 from bandits.reference.master_ctx import ReferenceMasterCtx
@@ -24,8 +28,11 @@ from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
 __all__ = [
+    "ReferenceAdSwitch",
     "ReferenceCUSUMUCB",
+    "ReferenceDLinTS",
     "ReferenceDLinUCB",
+    "ReferenceDRandLinUCB",
     "ReferenceDUCB",
     "ReferenceDSTS",
     "ReferenceDiscountedTS",
@@ -38,6 +45,7 @@ __all__ = [
     "ReferenceMasterUCB",
     "ReferenceOracleRestartUCB",
     "ReferenceRestartLinUCB",
+    "ReferenceSWLBSDA",
     "ReferenceSWTS",
     "ReferenceSWUCB",
     "ReferenceSWUCBGM",

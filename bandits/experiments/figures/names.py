@@ -28,11 +28,15 @@ CORE_LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": 
                "bob_semibandit": "BOB (semi-bandit)", "cucb": "CUCB",
                "d_linucb": "D-LinUCB", "restart_linucb": "RestartUCB", "restart_linucb_bob": "RestartUCB-BOB",
                "master_oful": "MASTER-OFUL", "master_oful_nolog": "MASTER-OFUL (earlier reading)",
-               "master_ctx": "MASTER (epsilon-greedy, ours)", "master_iltcb": "MASTER-ILTCB"}
+               "master_ctx": "MASTER (epsilon-greedy, ours)", "master_iltcb": "MASTER-ILTCB",
+               "d_lints": "D-LinTS (authors' code)", "d_randlinucb": "D-RandLinUCB (authors' code)"}
 # The non-stationary benchmark's and its sensitivity runs' (bandits.experiments.figures.nonstationary).
 BENCHMARK_LABELS = {"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson sampling", "d_ucb": "D-UCB",
                     "sw_ucb_gm": "SW-UCB (G&M)", "discounted_ts": "discounted TS", "sw_ts": "SW-TS",
                     "ds_ts": "DS-TS (Gaussian)", "ds_ts_authors": "DS-TS (authors' code)",
+                    "sw_lb_sda": "SW-LB-SDA (authors' code)",
+                    "adswitch": "AdSwitch (Remark 3)", "adswitch_literal": "AdSwitch (every s)",
+                    "adswitch_c16": "AdSwitch, C1 = 16.1", "adswitch_c1": "AdSwitch, C1 = 1",
                     "cusum_ucb": "CUSUM-UCB", "m_ucb": "M-UCB", "glr_klucb": "GLR-klUCB (local)",
                     "cusum_klucb": "CUSUM-klUCB", "m_klucb": "M-klUCB", "d_klucb": "D-klUCB",
                     "sw_klucb_gm": "SW-klUCB (G&M)",
