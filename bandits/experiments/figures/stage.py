@@ -46,6 +46,7 @@ from bandits.experiments.figures import (
     fig2,
     fig5,
     generic,
+    lbsda,
     nonstationary,
     piecewise,
     published,
@@ -61,7 +62,8 @@ OK, BAD_INPUT = 0, 2  # exit statuses (bandits.experiments.cli's)
 
 # The paper modules, each owning the tables its TABLES names or patterns match (the first
 # match wins). Adding an experiment's figure and claims means adding a module here.
-PAPER_MODULES = (fig2, piecewise, fig5, ctx_baselines, ada, ada_long, extensions, nonstationary, ctx_data, published)
+PAPER_MODULES = (fig2, piecewise, fig5, ctx_baselines, ada, ada_long, extensions, nonstationary, ctx_data, published,
+                 lbsda)
 
 
 def owner(table: str):
