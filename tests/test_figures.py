@@ -117,10 +117,10 @@ def test_piecewise_figures_and_claims(tmp_path):
     # the later baselines ran in the same trials: their own panel and group claims, none in the paper's
     modern = pd.read_csv(tmp_path / "figures" / "fig4_modern.csv")
     assert set(modern["algo"]) == {"sw_ucb_opt", "bob", "sw_ucb_obl", "ucb", "d_linucb", "restart_linucb",
-                                   "restart_linucb_bob", "master_oful", "master_oful_nolog"}
+                                   "restart_linucb_bob", "master_oful", "master_oful_nolog", "d_randlinucb", "d_lints"}
     assert {"fig3_modern", "fig4_modern", "fig3_modern_instances", "fig4_modern_instances"} <= set(claims["figure"])
     paper = claims[claims["figure"].isin(["fig3", "fig4", "fig3_instances", "fig4_instances"])]
-    assert not paper["measured"].str.contains("master_oful|d_linucb|restart_linucb").any()
+    assert not paper["measured"].str.contains("master_oful|d_linucb|restart_linucb|d_randlinucb|d_lints").any()
 
 
 def test_modern_group_claims_keep_the_paper_statements_apart():
