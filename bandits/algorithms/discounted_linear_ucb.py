@@ -220,6 +220,16 @@ def discounted_least_squares(X, Y, gamma, lam):
 
 # ----------------------------------------------------------------------------- the algorithm
 
+def check_gamma_rule(gamma) -> None:
+    """gamma is ``opt`` (tuned with B_T) or a number in (0, 1] (D-LinUCB and its randomized kin)."""
+    if isinstance(gamma, str):
+        require_choice("algo.gamma", gamma, {"opt"})
+    else:
+        g = require_float("algo.gamma", gamma, minimum=0.0, strict=True)
+        if g > 1.0:
+            raise ConfigError(f"algo.gamma must be opt or a number in (0, 1], got {g}.")
+
+
 class DiscountedLinUCB:
     """D-LinUCB (Russac, Vernade & Cappe 2019, Algorithm 1) on linear action sets or on the
     basis vectors (K arms). ``gamma``: ``"opt"`` (tuned with the known B_T) or a number in
@@ -242,12 +252,7 @@ class DiscountedLinUCB:
         return own_or_told(self, ("d", "R", "L", "S") + (("B_T",) if self.gamma == "opt" else ()))
 
     def check_params(self) -> None:
-        if isinstance(self.gamma, str):
-            require_choice("algo.gamma", self.gamma, {"opt"})
-        else:
-            g = require_float("algo.gamma", self.gamma, minimum=0.0, strict=True)
-            if g > 1.0:
-                raise ConfigError(f"algo.gamma must be opt or a number in (0, 1], got {g}.")
+        check_gamma_rule(self.gamma)
         require_float("algo.lam", self.lam, minimum=0.0, strict=True)
         check_delta(self.delta)
         check_known_overrides(self)

@@ -95,6 +95,7 @@ from numba import njit
 
 from bandits.algorithms.common import check_delta, check_known_overrides, known_constants, own_or_told
 from bandits.algorithms.discounted_linear_ucb import (
+    check_gamma_rule,
     discounted_push,
     discounted_radii,
     discounted_solve,
@@ -220,15 +221,6 @@ def d_lints_kernel(feats, rewards, gamma, lam, alpha, warmup, sqrtm_root, rng, a
 
 
 # ----------------------------------------------------------------------------- the classes
-
-def check_gamma_rule(gamma) -> None:
-    if isinstance(gamma, str):
-        require_choice("algo.gamma", gamma, {"opt"})
-    else:
-        g = require_float("algo.gamma", gamma, minimum=0.0, strict=True)
-        if g > 1.0:
-            raise ConfigError(f"algo.gamma must be opt or a number in (0, 1], got {g}.")
-
 
 def features_of(features, K: int) -> np.ndarray:
     return np.eye(K)[None] if features is None else np.ascontiguousarray(features, dtype=np.float64)
