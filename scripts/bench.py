@@ -230,7 +230,7 @@ KARMED_BASELINES = {"ucb1": 100.0, "kl_ucb": 100.0, "thompson": 100.0, "d_ucb": 
 
 def adswitch_literal(horizons=(1000, 2000, 4000, 8000)):
     """AdSwitch with every s (``adswitch_literal``) at small T only: its cost per round grows
-    with the episode (O(K t) for condition (1)); the note gives the exponent of T fitted over
+    with the episode (O(K^2 t) for condition (1)); the note gives the exponent of T fitted over
     the horizons (2 would be a whole run growing as T^2)."""
     from bandits.environments import PiecewiseBernoulli
     env = PiecewiseBernoulli(K=5, n_changes=4)
@@ -240,7 +240,8 @@ def adswitch_literal(horizons=(1000, 2000, 4000, 8000)):
         rewards = env.rewards(inst, np.random.default_rng(1))
         info = learner_info(from_config("adswitch_literal"), inst)
         from_config("adswitch_literal").play(rewards[:50], info, np.random.default_rng(0))
-        wall = timed(lambda r=rewards, i=info: from_config("adswitch_literal").play(r, i, np.random.default_rng(0)))
+        algo = from_config("adswitch_literal")  # built outside the timed call (a config compose costs ~0.2 s)
+        wall = timed(lambda a=algo, r=rewards, i=info: a.play(r, i, np.random.default_rng(0)))
         walls.append(wall)
         rows.append({"case": f"adswitch_literal_K5_T{horizon}", "ns_per_round": round(wall / horizon * 1e9, 1),
                      "rounds": horizon, "trials": 1, "wall_s": round(wall, 3)})

@@ -29,8 +29,9 @@ Two readings (``tests``):
   of an arm give the same statistics, so (3) and (4) run over the arm's sample intervals; and
   "some [s1,s2] and some s" splits exactly into max over [s1,s2] of mu^ - width against every
   suffix's mu^ + width (and min of mu^ + width against mu^ - width), kept as running extremes
-  over the episode: O(n) per pull for (3) and (4) and O(K t) per round for (1) (every s). The
-  paper's own figure for (3) as written is O(K t^3) per step (Remark 3). For small T.
+  over the episode: O(n) per pull for (3) and (4) and O(K^2 t) per round for (1) (every s, every
+  good arm, the max over the good arms). The paper's own figure for (3) as written is
+  O(K t^3) per step (Remark 3). For small T.
 * ``remark3`` (default): Remark 3's "only intervals of certain lengths, say 2^k log T for
   k = 3, 4, ..., storing for these lengths the maximal and minimal values of mu^_[s1,s2](a) so
   far ... The checks of conditions (1) and (4) can be treated similarly." A length counts the
