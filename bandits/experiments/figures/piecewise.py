@@ -32,7 +32,8 @@ MUCH_BETTER = 2.0
 PIECEWISE_ORDER = ["sw_ucb_opt", "exp3s", "bob", "sw_ucb_obl", "ucb"]
 UNKNOWN_B_T = ["bob", "sw_ucb_obl", "ucb"]
 # The later baselines and which group each belongs to: D-LinUCB's discount (and D-RandLinUCB's
-# and D-LinTS's, the same rule) and RestartUCB's period are tuned with B_T; MASTER and RestartUCB tuned by BOB are parameter-free.
+# and D-LinTS's, the same rule) and RestartUCB's period are tuned with B_T; MASTER and
+# RestartUCB tuned by BOB are parameter-free.
 # MASTER-OFUL runs as the paper's text writes it (master_oful, in its group) and with the
 # earlier reading (master_oful_nolog, on the panel and in its own row: the verdict published
 # with it, side by side with the text's).
