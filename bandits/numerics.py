@@ -34,18 +34,23 @@ def argmax_lowest(values):
     return 0
 
 
-def argmax_lowest_columns(values: np.ndarray) -> np.ndarray:
+def argmax_lowest_columns(values: np.ndarray, finite: bool = False) -> np.ndarray:
     """:func:`argmax_lowest` of every column of ``values`` (arms by trials: a batch of trials,
     one column each), in numpy: the same maximum, cut and lowest index at or above the cut, so
     the same arm as the compiled rule for each column of numbers (NaN aside). Arms are the rows
     so that each step is one operation on contiguous rows of trials (numpy reduces a short last
-    axis, ``axis=1`` of ``(n_trials, 5)``, many times more slowly)."""
+    axis, ``axis=1`` of ``(n_trials, 5)``, many times more slowly). ``finite=True`` promises
+    values finite and below 1e300 in size (a policy that marks an untried arm with 1e300
+    rather than inf): the same arms, a little faster."""
     # array methods and abs(), not np.max / np.argmax / np.abs: a batch of 100 trials runs this
     # every round, and the module functions' dispatch costs about as much as the work (make bench)
     m = values.max(0)  # positional: numpy parses keywords more slowly, and this runs every round
-    # |m| capped at 1e300 (no value of a bandit index comes near): an infinite maximum then cuts at
-    # inf - 1e288 = inf, the compiled rule's "lowest infinite index", without an inf - inf
-    cut = m - TIE_TOL * abs(m).clip(1.0, 1e300)
+    if finite:  # the caller's promise: every value finite and below 1e300 in size, so no cap is needed
+        cut = m - TIE_TOL * np.maximum(abs(m), 1.0)  # the same numbers as below; clip costs more (a Python wrapper)
+    else:
+        # |m| capped at 1e300 (no value of a bandit index comes near): an infinite maximum then cuts at
+        # inf - 1e288 = inf, the compiled rule's "lowest infinite index", without an inf - inf
+        cut = m - TIE_TOL * abs(m).clip(1.0, 1e300)
     hit = values >= cut
     K = values.shape[0]
     if values.shape[1] < 256 or K > 127:

@@ -37,7 +37,7 @@ def problem(horizon: int):
     return env, env.instance(horizon, np.random.default_rng(0))
 
 
-ROUNDS = 5  # compiled and batched timed in turn, this many times: each route's best turn
+ROUNDS = 9  # compiled and batched timed in turn, this many times: each route's best turn
 
 
 def compiled_timer(algo, env, inst, trials: int = 5):

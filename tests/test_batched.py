@@ -234,6 +234,9 @@ def test_the_batched_tie_rule_is_the_compiled_one_column_by_column(n):
                   else rng.random((K, n)))
         expected = [argmax_lowest(np.ascontiguousarray(values[:, i])) for i in range(n)]
         np.testing.assert_array_equal(argmax_lowest_columns(values), expected)
+        # the finite path, where infinity is written 1e300 (as the SW-UCB example marks an unseen arm)
+        finite = np.where(np.isinf(values), 1e300, values)
+        np.testing.assert_array_equal(argmax_lowest_columns(finite, finite=True), expected)
 
 
 def test_numpy_sums_the_first_axis_row_after_row_as_the_kernels_add():
