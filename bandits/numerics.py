@@ -34,30 +34,38 @@ def argmax_lowest(values):
     return 0
 
 
-def argmax_lowest_columns(values: np.ndarray, finite: bool = False) -> np.ndarray:
+@njit(cache=True)
+def _argmax_lowest_columns(values):
+    K, n = values.shape
+    m = values[0].copy()
+    for i in range(1, K):  # row after row: each column's maximum in the order argmax_lowest takes it
+        for j in range(n):
+            if values[i, j] > m[j]:
+                m[j] = values[i, j]
+    out = np.zeros(n, dtype=np.int64)
+    for j in range(n):
+        # argmax_lowest's cut; an infinite maximum cuts at inf: the lowest infinite index
+        cut = np.inf if m[j] == np.inf else m[j] - TIE_TOL * max(1.0, abs(m[j]))
+        for i in range(K):
+            if values[i, j] >= cut:
+                out[j] = i
+                break
+    return out
+
+
+def argmax_lowest_columns(values: np.ndarray) -> np.ndarray:
     """:func:`argmax_lowest` of every column of ``values`` (arms by trials: a batch of trials,
-    one column each), in numpy: the same maximum, cut and lowest index at or above the cut, so
-    the same arm as the compiled rule for each column of numbers (NaN aside). Arms are the rows
-    so that each step is one operation on contiguous rows of trials (numpy reduces a short last
-    axis, ``axis=1`` of ``(n_trials, 5)``, many times more slowly). ``finite=True`` promises
-    values finite and below 1e300 in size (a policy that marks an untried arm with 1e300
-    rather than inf): the same arms, a little faster."""
-    # array methods and abs(), not np.max / np.argmax / np.abs: a batch of 100 trials runs this
-    # every round, and the module functions' dispatch costs about as much as the work (make bench)
-    m = values.max(0)  # positional: numpy parses keywords more slowly, and this runs every round
-    if finite:  # the caller's promise: every value finite and below 1e300 in size, so no cap is needed
-        cut = m - TIE_TOL * np.maximum(abs(m), 1.0)  # the same numbers as below; clip costs more (a Python wrapper)
-    else:
-        # |m| capped at 1e300 (no value of a bandit index comes near): an infinite maximum then cuts at
-        # inf - 1e288 = inf, the compiled rule's "lowest infinite index", without an inf - inf
-        cut = m - TIE_TOL * abs(m).clip(1.0, 1e300)
-    hit = values >= cut
-    K = values.shape[0]
-    if values.shape[1] < 256 or K > 127:
-        return hit.argmax(0)  # the first True: the lowest arm at or above the cut
-    # many trials: numpy's argmax over axis 0 copies and works column by column; the largest of
-    # (K - arm) over the arms at or above the cut is the same arm, in two row-wise int8 operations
-    return K - (hit * np.arange(K, 0, -1, dtype=np.int8)[:, None]).max(axis=0).astype(np.int64)
+    one column each): the same maximum, cut and lowest index at or above the cut, compared in
+    the same order, so the same arm as the compiled rule for each column, NaN and infinities
+    included (tests/test_batched.py checks it). Compiled, in one call: a batched numpy policy
+    runs it every round, and the seven numpy calls it takes in numpy cost about 5 us a round
+    whatever the batch (``make bench``, case ``batched``). Arms are the rows, so that each
+    pass reads contiguous rows of trials."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError(f"argmax_lowest_columns takes an arms-by-trials array (2 dimensions); it was given "
+                         f"{values.ndim} (shape {values.shape}).")
+    return _argmax_lowest_columns(values)
 
 
 def sigmoid(z):

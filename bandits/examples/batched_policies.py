@@ -111,9 +111,6 @@ class BatchedDiscountedUCB(TunedAsBuiltIn):
         self.X_ += pulled * self._scaled(rewards)  # x + 0.0 is x: the other arms as they were
 
 
-UNSEEN = 1e300  # the index of an arm unseen in the window: finite, so the argmax skips its cap on inf
-
-
 class BatchedSlidingWindowUCB(TunedAsBuiltIn):
     """SW-UCB in Garivier & Moulines' form, batched: the count N and reward sum of each arm over
     the last ``window`` rounds, index sum / N + B sqrt(xi log min(t, window) / N) (an arm unseen
@@ -153,15 +150,15 @@ class BatchedSlidingWindowUCB(TunedAsBuiltIn):
 
     def select(self, t):
         log_w = math.log(min(t, self.window_)) if t > 0 else 0.0
-        if log_w != self.log_w_:  # the bonus of each count N = 1..cap (fixed once t >= window); N = 0: UNSEEN
+        if log_w != self.log_w_:  # the bonus of each count N = 1..cap (fixed once t >= window); N = 0: inf
             with np.errstate(divide="ignore", invalid="ignore"):
                 self.bonus_ = self.derived_["B"] * np.sqrt(self.derived_["xi"] * log_w / np.arange(self.cap_ + 1.0))
-            self.bonus_[0] = UNSEEN
+            self.bonus_[0] = np.inf
             self.log_w_ = log_w
-        # sum / N + bonus(N); an arm unseen in the window (N = 0) gets sum / 1 + 1e300 = 1e300, above
-        # every seen arm's index: the lowest unseen arm wins, as the kernel's lowest infinite index
+        # sum / N + bonus(N); an arm unseen in the window (N = 0) gets 0 / 1 + inf = inf: the lowest
+        # unseen arm wins, as in the kernel
         n = self.counts_
-        return argmax_lowest_columns(self.sums_ / self.divisor_.take(n) + self.bonus_.take(n), finite=True)
+        return argmax_lowest_columns(self.sums_ / self.divisor_.take(n) + self.bonus_.take(n))
 
     def update(self, t, arms, rewards):
         slot = t % self.cap_
