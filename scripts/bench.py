@@ -225,7 +225,8 @@ KARMED_BASELINES = {"ucb1": 100.0, "kl_ucb": 100.0, "thompson": 100.0, "d_ucb": 
                     "oracle_restart_ucb": 100.0, "glr_klucb": 2000.0, "glr_klucb_global": 2000.0,
                     "master_ucb": 1000.0, "ds_ts": 250.0,  # ds_ts: next to discounted_ts (K normal draws a round)
                     "sw_lb_sda": 150.0,  # sw_lb_sda: next to sw_ts (O(K) a round: leader, K duels by prefix sums)
-                    "adswitch": 2000.0}  # AdSwitch, Remark 3's lengths: at most 2 us a round at K = 5, T = 1e5
+                    "adswitch": 2000.0,  # AdSwitch, Remark 3's lengths: at most 2 us a round at K = 5, T = 1e5
+                    "pht_ucb": 100.0}  # pht_ucb: next to cusum_ucb (the same kernel, the Page-Hinkley test)
 
 
 def adswitch_literal(horizons=(1000, 2000, 4000, 8000)):

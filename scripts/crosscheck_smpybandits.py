@@ -118,19 +118,21 @@ POLICIES = {
     "sw_ucb_gm": {"smpy": "SWUCB", "randomised": False},
     "discounted_ts": {"smpy": "DiscountedThompson", "randomised": True},
     "cusum_ucb": {"smpy": "CUSUM_IndexPolicy", "randomised": True},
+    "pht_ucb": {"smpy": "PHT_IndexPolicy", "randomised": True},
     "m_ucb": {"smpy": "Monitored_IndexPolicy", "randomised": False},
     "glr_klucb": {"smpy": "BernoulliGLR_IndexPolicy_WithDeterministicExploration", "randomised": False},
 }
-# Bug-fixed twins run by default (cheap ones); cusum_ucb's twin only on request (--fixes all).
+# Bug-fixed twins run by default (the cheaper ones); cusum_ucb's twin only on request (--fixes all).
 FIXED = {"d_ucb": "DiscountedUCB+fix", "discounted_ts": "DiscountedThompson+fix", "m_ucb": "Monitored_IndexPolicy+fix",
-         "cusum_ucb": "CUSUM_IndexPolicy+fix"}
-DEFAULT_FIXES = ("d_ucb", "discounted_ts", "m_ucb")
+         "cusum_ucb": "CUSUM_IndexPolicy+fix", "pht_ucb": "PHT_IndexPolicy+fix"}
+DEFAULT_FIXES = ("d_ucb", "discounted_ts", "m_ucb", "pht_ucb")
 STAND_INS = {"sw_ucb_gm": {"name": "sw_ucb"}, "d_ucb": {"name": "ucb"}, "discounted_ts": {"name": "ucb"},
-             "cusum_ucb": {"name": "ucb"}, "m_ucb": {"name": "ucb"}, "glr_klucb": {"name": "ucb"}}
+             "cusum_ucb": {"name": "ucb"}, "pht_ucb": {"name": "ucb"}, "m_ucb": {"name": "ucb"},
+             "glr_klucb": {"name": "ucb"}}
 FAST = ("d_ucb", "sw_ucb_gm", "discounted_ts", "m_ucb")  # affordable at T = 1e5 on the SMPyBandits side
 # SMPyBandits' CUSUM-UCB and GLR-klUCB rescan every sample since the arm's restart in plain Python
 # (0.5-7 ms per round at T = 1e4): they run on the first --slow-trials tables only.
-SLOW = ("cusum_ucb", "glr_klucb")
+SLOW = ("cusum_ucb", "pht_ucb", "glr_klucb")
 
 SMPY_NOTES = {
     "DiscountedUCB": "SMPy bug: discounted_pulls is an int array, so N_gamma(i) is truncated (to 1 when gamma < 1) "
@@ -146,6 +148,11 @@ SMPY_NOTES = {
                          "readings: the first M samples also enter g+/g- (Liu et al. and ours: from sample M+1), "
                          "the alarming sample is kept after a reset (ours: discarded), the statistic is recomputed "
                          "from all samples at every pull (O(n) per round)",
+    "PHT_IndexPolicy": "ours is SMPyBandits' reading (the paper's text was not found); SMPy bug: forced exploration "
+                       "draws randint(0, K-1), never arm K-1 (+fix: all K); run with a test at every sample and no "
+                       "localisation, as ours; readings: alarm at >= h (ours: > h, its docstring's; they differ only "
+                       "on exact equality), the alarming sample is kept after a reset (ours: discarded); the "
+                       "statistic is recomputed from all samples at every pull (O(n) per round)",
     "Monitored_IndexPolicy": "SMPy bug: detect_change returns a tuple, truthy once an arm's window is full, so it "
                              "restarts whenever an arm has w samples since the restart (+fix: the test's boolean, "
                              "and tau = 0 on the clock that startGame resets); readings: UCB1 with log(rounds "
@@ -204,6 +211,14 @@ def _smpy_classes():
                 return np.random.randint(0, self.nbArms)
             return self.policy.choice()
 
+    class PHTFix(P.PHT_IndexPolicy):
+        """Only change: forced exploration draws among all K arms (0.9.7: randint(0, K-1))."""
+
+        def choice(self):
+            if random.random() < self.proba_random_exploration:  # SMPyBandits' with_proba
+                return np.random.randint(0, self.nbArms)
+            return self.policy.choice()
+
     class MonitoredFix(P.Monitored_IndexPolicy):
         """Only changes: the test's boolean decides (0.9.7 tests a non-empty tuple, always
         true), and the restart time tau is 0 on the restarted clock (startGame resets t)."""
@@ -218,7 +233,8 @@ def _smpy_classes():
                 self.last_update_time_tau = 0
 
     return P, {"DiscountedUCB+fix": DiscountedUCBFix, "DiscountedThompson+fix": DiscountedThompsonFix,
-               "CUSUM_IndexPolicy+fix": CUSUMFix, "Monitored_IndexPolicy+fix": MonitoredFix}
+               "CUSUM_IndexPolicy+fix": CUSUMFix, "PHT_IndexPolicy+fix": PHTFix,
+               "Monitored_IndexPolicy+fix": MonitoredFix}
 
 
 def _inner(P, name, value):
@@ -353,7 +369,7 @@ def import_project(project: Path | None):
 
 def make_env(name: str):
     from bandits.experiments import registry
-    from bandits.experiments.runner import build
+    from bandits.experiments.building import build
 
     cfg = {**registry.group_config("env", "piecewise_bernoulli"), **SCENARIOS[name]}
     return build(cfg, "env")[1], cfg
@@ -384,7 +400,7 @@ def tables(name: str, T: int, trials: int, seed: int, folder: Path, regenerate: 
 def our_algorithm(name: str, spec: dict | None, allow_stand_ins: bool):
     """(object, config used, stand-in?) for our config ``name`` (or the override ``spec``)."""
     from bandits.experiments import registry
-    from bandits.experiments.runner import algorithm
+    from bandits.experiments.building import algorithm
 
     stand_in = False
     if spec is None:
@@ -438,7 +454,7 @@ def fallback(policy: str, T: int, info: dict) -> dict:
         return {"gamma": 1 - 0.25 * math.sqrt(Y / T), "B": 1.0, "xi": 0.6}
     if policy == "sw_ucb_gm":
         return {"window": min(T, int(2 * math.sqrt(T * math.log(T) / Y))), "B": 1.0, "xi": 0.6}
-    if policy == "cusum_ucb":
+    if policy in ("cusum_ucb", "pht_ucb"):
         return {"h": math.log(T / Y), "alpha": math.sqrt(Y / T * math.log(T / Y)), "epsilon": dmin / 2, "M": 100,
                 "xi": 2.0}
     if policy == "m_ucb":
@@ -489,9 +505,10 @@ def smpy_job(policy: str, K: int, T: int, info: dict, derived: dict, stand_in: b
         prior = d.get("prior", [1.0, 1.0])
         if list(prior) != [1.0, 1.0]:
             notes.append(f"ours has prior Beta{tuple(prior)}, SMPyBandits Beta(1, 1)")
-    elif policy == "cusum_ucb":
+    elif policy in ("cusum_ucb", "pht_ucb"):
         h, alpha = val("h", "h"), val("alpha", "alpha")
-        eps, M, xi = val("epsilon", "epsilon"), val("M", "M"), val("xi", "xi")
+        eps, xi = val("epsilon", "epsilon"), val("xi", "xi")
+        M = val("M", "M") if policy == "cusum_ucb" else 100  # PHT has no M (SMPyBandits' default, unused)
         detect = h is not None and math.isfinite(h)
         kwargs = {"horizon": T, "max_nb_random_events": max(1, int(info.get("Upsilon_T", 1))),
                   "policy": "UCB" if xi == 2 else "UCBalpha", "epsilon": eps,
@@ -654,7 +671,8 @@ def run_workers(py: Path, jobs: list, n: int, work: Path, ties: str) -> None:
 
 
 # rough SMPyBandits microseconds per round at n samples since a restart (for scheduling only)
-COST_US = {"CUSUM_IndexPolicy": 2.0, "BernoulliGLR_IndexPolicy_WithDeterministicExploration": 0.3}
+COST_US = {"CUSUM_IndexPolicy": 2.0, "PHT_IndexPolicy": 2.0,
+           "BernoulliGLR_IndexPolicy_WithDeterministicExploration": 0.3}
 
 
 def main(argv=None) -> int:

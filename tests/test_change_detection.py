@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from bandits.algorithms import CUSUMUCB, KLUCB, MonitoredUCB, play_policy
+from bandits.algorithms import CUSUMUCB, KLUCB, PHTUCB, MonitoredUCB, play_policy
 from bandits.algorithms.change_detection import (
     cusum_ucb_kernel,
     half_sums,
@@ -19,7 +19,7 @@ from bandits.algorithms.change_detection import (
 from bandits.algorithms.indices import UCB1_INDEX, IndexRule
 from bandits.environments import PiecewiseBernoulli, Sinusoid
 from bandits.errors import ConfigError
-from bandits.reference import ReferenceCUSUMUCB, ReferenceMUCB
+from bandits.reference import ReferenceCUSUMUCB, ReferenceMUCB, ReferencePHTUCB
 from bandits.simulation import check_needs, stream
 
 MEANS = [[0.8, 0.5, 0.2], [0.2, 0.5, 0.8], [0.2, 0.9, 0.4], [0.7, 0.1, 0.4]]
@@ -61,6 +61,23 @@ def test_cusum_ucb_kernel_matches_literal_transcription(table, params):
         algo = CUSUMUCB(**params)
         fast = algo.play(rewards[table], info, np.random.default_rng(seed))
         ref = ReferenceCUSUMUCB(**params)
+        slow = play_policy(ref, rewards[table], info, np.random.default_rng(seed))
+        np.testing.assert_array_equal(fast, slow)
+        assert algo.events_ == restarts_of(ref)
+        detections += len(ref.alarms_)
+    assert detections > 0  # the comparison covers local restarts
+
+
+@pytest.mark.parametrize("table", ["bernoulli", "continuous"])
+@pytest.mark.parametrize("params", [{}, {"epsilon": 0.05}, {"epsilon": 0.02, "h": 3.0, "alpha": 0.2, "xi": 1.0},
+                                    {"index": "kl_ucb"}])
+def test_pht_ucb_kernel_matches_literal_transcription(table, params):
+    info, rewards = tables()
+    detections = 0
+    for seed in range(3):
+        algo = PHTUCB(**params)
+        fast = algo.play(rewards[table], info, np.random.default_rng(seed))
+        ref = ReferencePHTUCB(**params)
         slow = play_policy(ref, rewards[table], info, np.random.default_rng(seed))
         np.testing.assert_array_equal(fast, slow)
         assert algo.events_ == restarts_of(ref)
@@ -162,6 +179,34 @@ def test_cusum_statistic_by_hand():
     # the alarm needs g > h: eps = 0.25 gives g+ = 0.25, 0.5, 0.75, 1.0 (exact), 1.25 -> round 6 for h = 1
     _, rounds, _, n = cusum_ucb_kernel(y[:7], 0.0, 1.0, 0.0, 2, 0.25, 1.0, UCB1_RULE, np.random.default_rng(0))
     assert rounds[:n].tolist() == [6]
+
+
+def test_page_hinkley_statistic_by_hand():
+    """One arm, eps = 0.1, h = 0.5, no M: y = 1, 1 keep y-hat = 1 (g = 0); y = 0 gives
+    y-hat = 2/3, g- = 2/3 - 0 - 0.1 = 0.5667 > 0.5: an alarm at round 2, the arm restarts.
+    Then 0, 0, 0, 1: y-hat = 0, 0, 0, then 1/4 and g+ = 1 - 0.25 - 0.1 = 0.65 > 0.5 at round 6."""
+    y = np.array([1, 1, 0, 0, 0, 0, 1], dtype=float)[:, None]
+    actions, rounds, arms, n = cusum_ucb_kernel(y, 0.0, 1.0, 0.0, 0, 0.1, 0.5, UCB1_RULE,
+                                                np.random.default_rng(0), True)
+    assert (actions == 0).all()
+    assert rounds[:n].tolist() == [2, 6] and arms[:n].tolist() == [0, 0]
+    # h = 0.6: g- = 0.5667 stays below at round 2; then y = 0, 0 give y-hat = 0.5, 0.4 and
+    # g- = 0.5667 + 0.4 = 0.9667 > 0.6 at round 3
+    _, rounds, _, n = cusum_ucb_kernel(y, 0.0, 1.0, 0.0, 0, 0.1, 0.6, UCB1_RULE, np.random.default_rng(0), True)
+    assert rounds[:n][0] == 3
+    # without the flag it is CUSUM, which waits for its first M samples
+    _, rounds, _, n = cusum_ucb_kernel(y, 0.0, 1.0, 0.0, 100, 0.1, 0.5, UCB1_RULE, np.random.default_rng(0))
+    assert n == 0  # CUSUM waits for M = 100 samples
+
+
+def test_pht_ucb_records_its_detector_and_shares_cusum_ucb_tuning():
+    info, rewards = tables()
+    pht, cusum = PHTUCB(), CUSUMUCB()
+    pht.play(rewards["bernoulli"], info, np.random.default_rng(0))
+    cusum.play(rewards["bernoulli"], info, np.random.default_rng(0))
+    assert pht.derived_["detector"] == "pht" and "M" not in pht.derived_
+    for key in ("h", "alpha", "epsilon"):
+        assert pht.derived_[key] == cusum.derived_[key]
 
 
 def test_m_ucb_detector_on_a_handmade_window():

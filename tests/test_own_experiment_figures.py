@@ -288,7 +288,8 @@ def test_the_reduced_scale_banner_and_the_footer_fit_their_figure(tmp_path, kept
 
 ONLY = ["ucb1", "glr_klucb", "oracle_restart_ucb"]
 BENCH_ALGOS = ["sw_ucb_opt", "sw_ucb_obl", "bob", "exp3s", "kl_ucb", "thompson", "d_ucb", "sw_ucb_gm",
-               "discounted_ts", "sw_ts", "ds_ts", "ds_ts_authors", "sw_lb_sda", "adswitch", "cusum_ucb", "m_ucb",
+               "discounted_ts", "sw_ts", "ds_ts", "ds_ts_authors", "sw_lb_sda", "adswitch", "pht_ucb",
+               "cusum_ucb", "m_ucb",
                "m_ucb_theorem",
                "glr_klucb_global", "glr_klucb_alpha005", "master_ucb", "master_ucb_nolog"]
 

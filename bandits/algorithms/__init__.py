@@ -22,6 +22,7 @@ _HOME = {
     "MonitoredUCB": "bandits.algorithms.change_detection",
     "MovingWindowPricing": "bandits.algorithms.pricing",
     "OracleRestartUCB": "bandits.algorithms.stationary",
+    "PHTUCB": "bandits.algorithms.change_detection",
     "RecordedPrices": "bandits.algorithms.pricing",
     "RestartLinUCB": "bandits.algorithms.restart_linear_ucb",
     "SlidingWindowLBSDA": "bandits.algorithms.lb_sda",
@@ -40,6 +41,7 @@ __all__ = ["AdSwitch", "BanditOverBandit", "CUSUMUCB", "DiscountedGaussianThomps
            "DiscountedLinUCB", "DiscountedRandLinUCB", "DiscountedThompson",
            "DiscountedUCB", "EXP3S",
            "GLRklUCB", "KLUCB", "MasterOFUL", "MasterUCB", "MonitoredUCB", "MovingWindowPricing", "OracleRestartUCB",
+           "PHTUCB",
            "RecordedPrices", "RestartLinUCB", "SlidingWindowLBSDA", "SlidingWindowThompson", "SlidingWindowUCB",
            "SlidingWindowUCBGM",
            "ThompsonSampling", "UCB", "UCB1", "is_protocol_policy", "play", "play_policy"]

@@ -1,5 +1,5 @@
-"""Two change-detection baselines for piecewise-stationary K-armed bandits: CUSUM-UCB
-(local restarts) and M-UCB (global restarts), each with UCB1 (the papers') or kl-UCB (the
+"""Change-detection baselines for piecewise-stationary K-armed bandits: CUSUM-UCB and
+PHT-UCB (local restarts) and M-UCB (global restarts), each with UCB1 (the papers') or kl-UCB (the
 GLR-klUCB experiments' variants CUSUM-klUCB and M-klUCB) as its index.
 
 Sources read (``docs/baselines.md``, fidelity tables, gives the level of every row). The
@@ -77,6 +77,27 @@ Constants (each a config key; null = the tuning the sources quote):
 
 Stationary limit (Upsilon_T = 0, or min_change = 0 so no change can be sized): no
 detection (h = infinity) and alpha = 0: the index alone.
+
+PHT-UCB (``pht_ucb``; the same paper, SMPyBandits' reading)
+-----------------------------------------------------------
+The paper's text beyond its abstract ("CUSUM-UCB and PHT-UCB, that belong to the CD-UCB
+class and use cumulative sum (CUSUM) and Page-Hinkley Test (PHT) to detect changes") could
+not be read, nor any code of its authors: PHT-UCB ships as SMPyBandits' reading
+(``Policies/CUSUM_UCB.py``, class ``PHT_IndexPolicy``, its docstring and ``detect_change``),
+named as such. Everything of CUSUM-UCB above holds (Alg. 1, the index at u = n_t, the local
+restart that drops the alarming sample, h, alpha, eps = min_change / 2, the draws), except
+the detector:
+
+* on arm i's samples y_1, y_2, ... since its reset, y-hat_k = the mean of y_1..y_k (y_k
+  included, no warm-up: there is no M); g^+ = max(0, g^+ + y_k - y-hat_k - eps),
+  g^- = max(0, g^- + y-hat_k - y_k - eps) ([S]'s s_k^- and s_k^+, the names swapped);
+  alarm when g^+ > h or g^- > h ([S]'s docstring; its code tests >=).
+
+Not taken from [S]: its test every 10th sample only (``LAZY_DETECT_CHANGE_ONLY_X_STEPS``, a
+speed-up it names as such), its localisation (the new history keeps the samples after the
+alarm's position, and the latest sample twice), its uniform exploration's
+``randint(0, K - 1)`` (never the last arm) and its eps = 0.05 (``CD_UCB.py``; set
+``epsilon``), each as for CUSUM-UCB.
 
 M-UCB (``m_ucb``, ``m_klucb``; Cao, Wen, Kveton & Xie, AISTATS 2019, arXiv 1802.03692)
 --------------------------------------------------------------------------------------
@@ -162,17 +183,19 @@ from bandits.errors import ConfigError, require_choice, require_float, require_i
 # ----------------------------------------------------------------------------- CUSUM-UCB
 
 @njit(cache=True)
-def cusum_ucb_kernel(rewards, lo, scale, alpha, M, eps, h, rule, rng):
-    """CD-UCB (Alg. 1) with one two-sided CUSUM (Alg. 2) per arm; local restarts. ``rule``:
-    the index and its exploration f(n_t) (:class:`bandits.algorithms.indices.IndexRule`).
-    h = inf: no detection. Returns the actions, and the rounds and arms of the detections
-    (first ``n`` rows)."""
+def cusum_ucb_kernel(rewards, lo, scale, alpha, M, eps, h, rule, rng, pht=False):
+    """CD-UCB (Alg. 1) with one two-sided change detector per arm, local restarts: CUSUM
+    (Alg. 2) or, with ``pht``, the Page-Hinkley test (SMPyBandits' reading; ``M`` unused).
+    ``rule``: the index and its exploration f(n_t)
+    (:class:`bandits.algorithms.indices.IndexRule`). h = inf: no detection. Returns the
+    actions, and the rounds and arms of the detections (first ``n`` rows)."""
     T, K = rewards.shape
     actions = np.empty(T, dtype=np.int64)
     det_round, det_arm = np.empty(T, dtype=np.int64), np.empty(T, dtype=np.int64)
     n_det = 0
     counts, sums = np.zeros(K), np.zeros(K)          # N_i and the sum of x since tau_i
     u0, gplus, gminus = np.zeros(K), np.zeros(K), np.zeros(K)
+    ybar = np.zeros(K)                                # PHT: the running mean of the samples since tau_i
     index, levels, guess = np.empty(K), np.empty(K), np.full(K, np.nan)
     n_total = 0.0                                     # n_t = sum_i N_i
     arm = 0
@@ -189,27 +212,36 @@ def cusum_ucb_kernel(rewards, lo, scale, alpha, M, eps, h, rule, rng):
         counts[arm] += 1.0
         sums[arm] += x
         n_total += 1.0
-        # Alg. 2, eqs. (4)-(5), on the samples of this arm since its reset
         k = counts[arm]
-        if k == M:
-            u0[arm] = sums[arm] / M
+        if pht:
+            # Page-Hinkley on the samples of this arm since its reset: y-hat_k is the mean of
+            # y_1..y_k, y_k included, updated as SMPyBandits does: (k' y-hat + y) / (k' + 1), k' = k - 1
+            ybar[arm] = ((k - 1.0) * ybar[arm] + x) / k
+            s_plus = x - ybar[arm] - eps
+            s_minus = ybar[arm] - x - eps
         elif k > M:
-            s_plus = x - u0[arm] - eps        # s_k^+ of eq. (4)
-            s_minus = u0[arm] - x - eps       # s_k^-
-            gplus[arm] = max(0.0, gplus[arm] + s_plus)
-            gminus[arm] = max(0.0, gminus[arm] + s_minus)
-            if gplus[arm] > h or gminus[arm] > h:
-                # a detection: tau_arm = t + 1, this arm's statistics restart (local)
-                det_round[n_det] = t
-                det_arm[n_det] = arm
-                n_det += 1
-                n_total -= counts[arm]
-                counts[arm] = 0.0
-                sums[arm] = 0.0
-                u0[arm] = 0.0
-                gplus[arm] = 0.0
-                gminus[arm] = 0.0
-                guess[arm] = np.nan
+            # Alg. 2, eqs. (4)-(5): s_k^+ and s_k^- against u0, the mean of the first M samples
+            s_plus = x - u0[arm] - eps
+            s_minus = u0[arm] - x - eps
+        else:
+            if k == M:
+                u0[arm] = sums[arm] / M
+            continue
+        gplus[arm] = max(0.0, gplus[arm] + s_plus)
+        gminus[arm] = max(0.0, gminus[arm] + s_minus)
+        if gplus[arm] > h or gminus[arm] > h:
+            # a detection: tau_arm = t + 1, this arm's statistics restart (local)
+            det_round[n_det] = t
+            det_arm[n_det] = arm
+            n_det += 1
+            n_total -= counts[arm]
+            counts[arm] = 0.0
+            sums[arm] = 0.0
+            u0[arm] = 0.0
+            ybar[arm] = 0.0
+            gplus[arm] = 0.0
+            gminus[arm] = 0.0
+            guess[arm] = np.nan
     return actions, det_round, det_arm, n_det
 
 
@@ -237,6 +269,8 @@ class CUSUMUCB:
     doc for every step and constant."""
 
     problem_kinds = ("karmed",)
+    pht = False  # the change detector: CUSUM (Alg. 2); PHTUCB below sets the Page-Hinkley test
+    name = "CUSUM-UCB"
 
     def __init__(self, M: int = 100, epsilon: float | None = None, h: float | None = None,
                  alpha: float | None = None, xi: float = 2.0, index: str = "ucb1", kl_exploration: str = "log",
@@ -266,7 +300,8 @@ class CUSUMUCB:
         return keys + (() if self.reward_range is not None else ("reward_range",))
 
     def check_params(self) -> None:
-        require_int("algo.M", self.M, minimum=1)
+        if not self.pht:
+            require_int("algo.M", self.M, minimum=1)
         require_float("algo.epsilon", self.epsilon, minimum=0.0, allow_none=True)
         require_float("algo.h", self.h, minimum=0.0, strict=True, allow_none=True)
         if require_float("algo.alpha", self.alpha, minimum=0.0, allow_none=True) is not None and self.alpha > 1:
@@ -288,7 +323,7 @@ class CUSUMUCB:
         if self.h is None or self.alpha is None:
             upsilon = self._told(info, "Upsilon_T")
             if upsilon >= T:
-                raise ConfigError(f"CUSUM-UCB's h = log(T / Upsilon_T) needs Upsilon_T < T; got Upsilon_T={upsilon} "
+                raise ConfigError(f"{self.name}'s h = log(T / Upsilon_T) needs Upsilon_T < T; got Upsilon_T={upsilon} "
                                   f"at T={T}.")
         if self.epsilon is None:
             min_change = self._told(info, "min_change")
@@ -298,18 +333,42 @@ class CUSUMUCB:
         eps = float(self.epsilon) if self.epsilon is not None else tuned["epsilon"]
         h = float(self.h) if self.h is not None else tuned["h"]
         alpha = float(self.alpha) if self.alpha is not None else tuned["alpha"]
-        return {"M": int(self.M), "epsilon": eps, "h": h, "alpha": alpha, "xi": float(self.xi), **index_record(self),
+        detector = {"detector": "pht"} if self.pht else {"M": int(self.M)}
+        return {**detector, "epsilon": eps, "h": h, "alpha": alpha, "xi": float(self.xi), **index_record(self),
                 "Upsilon_T": upsilon, "min_change": min_change, "reward_lo": lo, "reward_scale": scale}
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
         p = self.resolve(rewards.shape[0], info)
-        actions, rounds, arms, n = cusum_ucb_kernel(rewards, p["reward_lo"], p["reward_scale"], p["alpha"], p["M"],
-                                                    p["epsilon"], p["h"], index_rule(self, self.xi), rng)
+        actions, rounds, arms, n = cusum_ucb_kernel(rewards, p["reward_lo"], p["reward_scale"], p["alpha"],
+                                                    p.get("M", 0), p["epsilon"], p["h"], index_rule(self, self.xi),
+                                                    rng, self.pht)
         self.derived_ = {**p, "h": _json_number(p["h"]), "detection": bool(math.isfinite(p["h"])),
                          "n_restarts": int(n)}
         self.events_ = _restarts(rounds, arms, n)
         return actions
+
+
+class PHTUCB(CUSUMUCB):
+    """PHT-UCB (Liu, Lee & Shroff 2018) as SMPyBandits reads it: CUSUM-UCB with a two-sided
+    Page-Hinkley test per arm in place of CUSUM (no M; see the module doc)."""
+
+    pht = True
+    name = "PHT-UCB"
+
+    def __init__(self, epsilon: float | None = None, h: float | None = None, alpha: float | None = None,
+                 xi: float = 2.0, index: str = "ucb1", kl_exploration: str = "log", kl_c: float = 3.0,
+                 Upsilon_T: float | None = None, min_change: float | None = None, reward_range=None):
+        self.epsilon = epsilon
+        self.h = h
+        self.alpha = alpha
+        self.xi = xi
+        self.index = index
+        self.kl_exploration = kl_exploration
+        self.kl_c = kl_c
+        self.Upsilon_T = Upsilon_T
+        self.min_change = min_change
+        self.reward_range = reward_range
 
 
 # ----------------------------------------------------------------------------- M-UCB

@@ -4,7 +4,7 @@ the paper literally and serve as independent checks of the compiled kernels, and
 as worked examples of the protocol."""
 
 from bandits.reference.adswitch import ReferenceAdSwitch
-from bandits.reference.cusum_ucb import ReferenceCUSUMUCB
+from bandits.reference.cusum_ucb import ReferenceCUSUMUCB, ReferencePHTUCB
 from bandits.reference.d_lints import ReferenceDLinTS
 from bandits.reference.d_linucb import ReferenceDLinUCB
 from bandits.reference.d_randlinucb import ReferenceDRandLinUCB
@@ -30,6 +30,7 @@ from bandits.reference.ucb1 import ReferenceUCB1
 __all__ = [
     "ReferenceAdSwitch",
     "ReferenceCUSUMUCB",
+    "ReferencePHTUCB",
     "ReferenceDLinTS",
     "ReferenceDLinUCB",
     "ReferenceDRandLinUCB",

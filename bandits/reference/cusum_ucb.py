@@ -15,6 +15,10 @@ The constants are given, or tuned here from what the environment tells, written 
 again from the paper: h = log(T / Upsilon_T), alpha = sqrt(Upsilon_T / T log(T / Upsilon_T)),
 eps = min_change / 2; Upsilon_T = 0 or min_change = 0: no alarm and alpha = 0. An
 independent check of :class:`bandits.algorithms.change_detection.CUSUMUCB`.
+
+:class:`ReferencePHTUCB`: PHT-UCB as SMPyBandits reads it, the same with a Page-Hinkley test
+over the whole list in place of Alg. 2; an independent check of
+:class:`bandits.algorithms.change_detection.PHTUCB`.
 """
 
 from __future__ import annotations
@@ -71,7 +75,7 @@ class ReferenceCUSUMUCB:
                 scores.append(sum(s) / len(s) + math.sqrt(self.xi * (math.log(n_t) if n_t > 0 else 0.0) / len(s)))
         return lowest_argmax(scores)
 
-    def cusum_alarm(self, ys):
+    def alarm(self, ys):
         """Alg. 2 over ys = y_1, y_2, ...: 1 as soon as g+ or g- exceeds h."""
         M = self.M
         if len(ys) < M:
@@ -91,6 +95,26 @@ class ReferenceCUSUMUCB:
         if self.index == "kl_ucb":
             x = min(1.0, max(0.0, x))
         self.samples_[arm].append(x)
-        if self.cusum_alarm(self.samples_[arm]):
+        if self.alarm(self.samples_[arm]):
             self.samples_[arm] = []
             self.alarms_.append((t, arm))
+
+
+class ReferencePHTUCB(ReferenceCUSUMUCB):
+    """PHT-UCB as SMPyBandits reads it (``PHT_IndexPolicy.detect_change``): the CUSUM of
+    :class:`ReferenceCUSUMUCB` replaced by a two-sided Page-Hinkley test over the arm's whole
+    list, y-hat_k the mean of y_1..y_k, y_k included (no M); an alarm as soon as g+ or g- > h."""
+
+    def __init__(self, epsilon: float | None = None, h: float | None = None, alpha: float | None = None,
+                 xi: float = 2.0, index: str = "ucb1", kl_exploration: str = "log", kl_c: float = 3.0):
+        super().__init__(M=1, epsilon=epsilon, h=h, alpha=alpha, xi=xi, index=index, kl_exploration=kl_exploration,
+                         kl_c=kl_c)
+
+    def alarm(self, ys):
+        gp = gm = y_hat = 0.0
+        for k, y in enumerate(ys):                    # k = 0, 1, ...: y-hat over y_0..y_k, as SMPyBandits
+            y_hat = (k * y_hat + y) / (k + 1)
+            gp, gm = max(0.0, gp + (y - y_hat - self.eps_)), max(0.0, gm + (y_hat - y - self.eps_))
+            if gp > self.h_ or gm > self.h_:
+                return True
+        return False
