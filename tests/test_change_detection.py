@@ -52,32 +52,23 @@ def restarts_of(ref):
 
 # ----------------------------------------------------------------------------- round-exact agreement
 
-@pytest.mark.parametrize("table", ["bernoulli", "continuous"])
-@pytest.mark.parametrize("params", [{}, {"M": 15}, {"M": 30, "epsilon": 0.1, "h": 4.0, "alpha": 0.2, "xi": 1.0}])
-def test_cusum_ucb_kernel_matches_literal_transcription(table, params):
-    info, rewards = tables()
-    detections = 0
-    for seed in range(3):
-        algo = CUSUMUCB(**params)
-        fast = algo.play(rewards[table], info, np.random.default_rng(seed))
-        ref = ReferenceCUSUMUCB(**params)
-        slow = play_policy(ref, rewards[table], info, np.random.default_rng(seed))
-        np.testing.assert_array_equal(fast, slow)
-        assert algo.events_ == restarts_of(ref)
-        detections += len(ref.alarms_)
-    assert detections > 0  # the comparison covers local restarts
+# (the kernel's class, its literal transcription, the constants): CUSUM-UCB and PHT-UCB share the kernel
+LOCAL_RESTARTS = [(CUSUMUCB, ReferenceCUSUMUCB, {}), (CUSUMUCB, ReferenceCUSUMUCB, {"M": 15}),
+                  (CUSUMUCB, ReferenceCUSUMUCB, {"M": 30, "epsilon": 0.1, "h": 4.0, "alpha": 0.2, "xi": 1.0}),
+                  (PHTUCB, ReferencePHTUCB, {}), (PHTUCB, ReferencePHTUCB, {"epsilon": 0.05}),
+                  (PHTUCB, ReferencePHTUCB, {"epsilon": 0.02, "h": 3.0, "alpha": 0.2, "xi": 1.0}),
+                  (PHTUCB, ReferencePHTUCB, {"index": "kl_ucb"})]
 
 
 @pytest.mark.parametrize("table", ["bernoulli", "continuous"])
-@pytest.mark.parametrize("params", [{}, {"epsilon": 0.05}, {"epsilon": 0.02, "h": 3.0, "alpha": 0.2, "xi": 1.0},
-                                    {"index": "kl_ucb"}])
-def test_pht_ucb_kernel_matches_literal_transcription(table, params):
+@pytest.mark.parametrize(("kernel", "literal", "params"), LOCAL_RESTARTS)
+def test_cusum_and_pht_ucb_kernels_match_literal_transcriptions(table, kernel, literal, params):
     info, rewards = tables()
     detections = 0
     for seed in range(3):
-        algo = PHTUCB(**params)
+        algo = kernel(**params)
         fast = algo.play(rewards[table], info, np.random.default_rng(seed))
-        ref = ReferencePHTUCB(**params)
+        ref = literal(**params)
         slow = play_policy(ref, rewards[table], info, np.random.default_rng(seed))
         np.testing.assert_array_equal(fast, slow)
         assert algo.events_ == restarts_of(ref)
