@@ -1,4 +1,5 @@
-"""CUSUM-UCB and M-UCB (bandits/algorithms/change_detection.py), with UCB1 and kl-UCB: the
+"""CUSUM-UCB, PHT-UCB (bandits/algorithms/change_detection.py) and M-UCB (bandits/algorithms/m_ucb.py),
+with UCB1 and kl-UCB: the
 kernels against the literal transcriptions, the detectors and the tuning (both gamma rules)
 by hand, and detection on seeded instances at the papers' thresholds."""
 
@@ -9,13 +10,8 @@ import numpy as np
 import pytest
 
 from bandits.algorithms import CUSUMUCB, KLUCB, PHTUCB, MonitoredUCB, play_policy
-from bandits.algorithms.change_detection import (
-    cusum_ucb_kernel,
-    half_sums,
-    m_ucb_kernel,
-    new_arm_windows,
-    observe_half_sums,
-)
+from bandits.algorithms.change_detection import cusum_ucb_kernel
+from bandits.algorithms.m_ucb import half_sums, m_ucb_kernel, new_arm_windows, observe_half_sums
 from bandits.algorithms.indices import UCB1_INDEX, IndexRule
 from bandits.environments import PiecewiseBernoulli, Sinusoid
 from bandits.errors import ConfigError

@@ -19,7 +19,7 @@ _HOME = {
     "KLUCB": "bandits.algorithms.stationary",
     "MasterOFUL": "bandits.algorithms.master_oful",
     "MasterUCB": "bandits.algorithms.master",
-    "MonitoredUCB": "bandits.algorithms.change_detection",
+    "MonitoredUCB": "bandits.algorithms.m_ucb",
     "MovingWindowPricing": "bandits.algorithms.pricing",
     "OracleRestartUCB": "bandits.algorithms.stationary",
     "PHTUCB": "bandits.algorithms.change_detection",

@@ -17,7 +17,7 @@ to an even integer, b = sqrt(w / 2 log(2KT^2)), gamma = sqrt(Upsilon_T K (2b + 3
 3 sqrt(w)) / (2T)) (``"theorem"``), capped at 1, with the b in force, delta = min_change;
 no window and delta = 0: no detector and gamma = 0; w > T: gamma = 0 unless
 ``gamma_without_detector="paper"``. An independent check of
-:class:`bandits.algorithms.change_detection.MonitoredUCB`.
+:class:`bandits.algorithms.m_ucb.MonitoredUCB`.
 """
 
 from __future__ import annotations
