@@ -128,7 +128,33 @@ def test_fresh_action_sets_change_every_round_and_fixed_do_not():
     assert fresh.features.shape == (100, 5, 3) and not np.allclose(fresh.features[0], fresh.features[1])
 
 
+STEPS = {"d": 3, "theta_path": "steps", "thetas": [[0.9, 0.5, 0.4], [0.4, 0.8, 0.5], [0.3, 0.2, 0.7], [0.9, 0.8, 0.4]],
+         "theta_changes": [0.25, 0.45, 0.7]}
+
+
+def test_a_noise_sd_per_piece_scales_each_piece_and_equal_sds_give_the_one_r_draws():
+    T, sds = 40_000, [0.5, 0.25, 1.0, 0.5]
+    env = PiecewiseLinear(**STEPS, R_pieces=sds)
+    env.check_params(T)
+    inst = env.instance(T, np.random.default_rng(0))
+    y = env.rewards(inst, np.random.default_rng(1))
+    starts = [0, 10_000, 18_000, 28_000, T]
+    for j, sd in enumerate(sds):  # the residual sd of each piece is its own (40,000 draws or more a piece)
+        resid = (y - inst.means)[starts[j]:starts[j + 1]]
+        assert np.std(resid) == pytest.approx(sd, rel=0.02)
+    assert inst.info["R"] == 1.0  # a learner is told the largest sd, a scale that holds at every round
+    same = PiecewiseLinear(**STEPS, R_pieces=[0.5] * 4)
+    one = PiecewiseLinear(**STEPS, R=0.5)
+    y_same = same.rewards(same.instance(T, np.random.default_rng(0)), np.random.default_rng(1))
+    y_one = one.rewards(one.instance(T, np.random.default_rng(0)), np.random.default_rng(1))
+    np.testing.assert_array_equal(y_same, y_one)
+
+
 @pytest.mark.parametrize("kwargs,fragment", [
+    ({**STEPS, "R_pieces": [0.5, 0.25, 1.0]}, "one noise sd >= 0 per piece \\(4 pieces"),
+    ({**STEPS, "R_pieces": [0.5, -0.25, 1.0, 0.5]}, "one noise sd >= 0 per piece"),
+    ({**STEPS, "R_pieces": "big"}, "one noise sd >= 0 per piece"),
+    ({"d": 2, "R_pieces": [0.1, 0.2]}, "env.R_pieces .* needs env.theta_path=steps"),
     ({"d": 0}, "env.d must be >= 1"),
     ({"d": 2, "action_set": "given", "action_vectors": [[1, 0, 0], [0, 1, 0]]}, "dimension 3 but env.d=2"),
     ({"d": 2, "action_set": "nope"}, "env.action_set must be one of"),

@@ -35,6 +35,14 @@ Action sets (``action_set``):
 Known constants: L = max action norm (1), S = max_t ||theta_t||_2, and B_T = the
 realised sum_t ||theta_{t+1} - theta_t||_2 (spec §2), stored as ``B_T``.
 Noise sd R = 0.1, as in §9.1.1 (§9.1.2 does not restate it).
+
+A noise sd per piece (``R_pieces``, ``theta_path: steps`` only; not in the hedging paper):
+the reward at round t is <x, theta_t> + R_j eta, eta ~ N(0, 1), R_j = ``R_pieces[j]`` for
+the piece j that holds t, so a change can move the variance as well as the means: the
+changing-variance experiment of Baudry, Russac & Cappe's SW-LB-SDA notebook
+(``YRussac/LB-SDA``, ``Notebooks/expe_Gaussian.ipynb``, cell 6: sd 0.5, 0.25, 1, 0.5). It
+replaces ``R``; a learner told R is told max_j R_j, a scale that holds at every round.
+The draws are the same standard normals as with one R, each scaled by its round's sd.
 """
 
 from __future__ import annotations
@@ -67,7 +75,8 @@ class PiecewiseLinear:
 
     def __init__(self, d: int = 2, n_breakpoints: int = 30, action_set: str = "basis", n_actions: int = 40,
                  action_vectors=None, R: float = 0.1, theta_path: str = "drawn", thetas=None, theta_changes=None,
-                 arc_angles=(0.0, 1.5707963267948966), arc_rounds: int = 1000, arc_radius: float = 1.0):
+                 arc_angles=(0.0, 1.5707963267948966), arc_rounds: int = 1000, arc_radius: float = 1.0,
+                 R_pieces=None):
         self.d = d
         self.n_breakpoints = n_breakpoints
         self.action_set = action_set
@@ -80,6 +89,7 @@ class PiecewiseLinear:
         self.arc_angles = arc_angles
         self.arc_rounds = arc_rounds
         self.arc_radius = arc_radius
+        self.R_pieces = R_pieces
 
     def check_params(self, T: int) -> None:
         d = require_int("env.d", self.d, minimum=1)
@@ -97,8 +107,13 @@ class PiecewiseLinear:
             if vecs.shape[1] != d:
                 raise ConfigError(f"env.action_vectors have dimension {vecs.shape[1]} but env.d={d}.")
         require_choice("env.theta_path", self.theta_path, THETA_PATHS)
+        if self.R_pieces is not None and self.theta_path != "steps":
+            raise ConfigError(f"env.R_pieces (a noise sd per piece) needs env.theta_path=steps, which has pieces; "
+                              f"got theta_path={self.theta_path}. Use env.R for one sd.")
         if self.theta_path == "steps":
-            self._step_starts(T)
+            thetas, _ = self._step_starts(T)
+            if self.R_pieces is not None:
+                self._piece_sds(len(thetas))
             return
         if self.theta_path == "arc":
             if d != 2:
@@ -145,6 +160,24 @@ class PiecewiseLinear:
             raise ConfigError(f"env.theta_changes {list(at)} must be increasing rounds in 1..T-1 at T={T}.")
         return thetas, np.r_[0, starts]
 
+    def _piece_sds(self, pieces: int) -> np.ndarray:
+        """R_pieces as an array: one finite sd >= 0 per piece."""
+        try:
+            sds = np.asarray(list(self.R_pieces), dtype=np.float64)
+        except (TypeError, ValueError):
+            sds = np.zeros(0)
+        if sds.shape != (pieces,) or not np.isfinite(sds).all() or (sds < 0).any():
+            raise ConfigError(f"env.R_pieces must give one noise sd >= 0 per piece ({pieces} pieces, as env.thetas); "
+                              f"got {self.R_pieces!r}.")
+        return sds
+
+    def noise_sd(self, T: int) -> float | np.ndarray:
+        """The noise sd: ``R``, or with ``R_pieces`` the sd of each round t = 0..T-1."""
+        if self.R_pieces is None:
+            return float(self.R)
+        thetas, starts = self._step_starts(T)
+        return self._piece_sds(len(thetas))[np.searchsorted(starts, np.arange(T), side="right") - 1]
+
     def _given_path(self, T: int) -> np.ndarray:
         """theta_t, t = 0..T-1, of the steps and arc paths."""
         if self.theta_path == "steps":
@@ -188,17 +221,25 @@ class PiecewiseLinear:
             means = np.einsum("tkd,td->tk", features, theta) if features.shape[0] > 1 \
                 else theta @ features[0].T
         var = variation(theta)
-        info = {"d": d, "R": float(self.R),
+        sd = self.noise_sd(T)
+        info = {"d": d, "R": float(np.max(sd)),
                 "L": 1.0 if features is None else float(np.linalg.norm(features, axis=-1).max()),
                 "S": float(np.linalg.norm(theta, axis=1).max()), "B_T": var["variation_l2"],
                 "reward_bound": 1.0, "linear": features is not None}
         evaluation = {"synthetic": True, "breakpoints": taus.astype(int).tolist(), **var,
-                      "trial_noise": float(self.R) > 0}
+                      "trial_noise": float(np.max(sd)) > 0}
+        extras = {} if self.R_pieces is None else {"noise_sd": sd}
         if self.theta_path == "steps":  # 0-based rounds of the new pieces
             evaluation.update(change_points.record([int(b) - 1 for b in taus[1:-1]], "generator"))
         else:  # theta drifts gradually between the breakpoints (or along the arc)
             evaluation.update(change_points.gradual())
-        return Instance(means=np.ascontiguousarray(means), info=info, evaluation=evaluation, features=features)
+        return Instance(means=np.ascontiguousarray(means), info=info, evaluation=evaluation, features=features,
+                        extras=extras)
 
     def rewards(self, instance: Instance, rng: np.random.Generator) -> np.ndarray:
+        if "noise_sd" in instance.extras:  # R_pieces: each round's draw scaled by its piece's sd
+            noise = rng.standard_normal(instance.means.shape)
+            noise *= instance.extras["noise_sd"][:, None]
+            noise += instance.means
+            return noise
         return gaussian_rewards(instance.means, float(self.R), rng)
