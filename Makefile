@@ -13,7 +13,7 @@ EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4 fig5 ext_glb ext_semiband
 # Each baseline against its own paper's published experiment (docs/baselines.md, docs/modern.md)
 EXPERIMENTS += glr_thesis glr_thesis_pb4_10k glr_thesis_pb3 glr_thesis_pb5 glr_thesis_ucb glr_journal glr_journal_k5
 EXPERIMENTS += dlinucb_abrupt dlinucb_smooth master_geo_unif
-EXPERIMENTS += lbsda_paper lbsda_paper_gaussian
+EXPERIMENTS += lbsda_paper lbsda_paper_gaussian lbsda_paper_gaussian_varying
 # Sweeps over random instances (one root seed each): are the Fig. 3/4 claims instance-specific?
 INSTANCE_EXPERIMENTS := fig3_instances fig4_instances
 SEEDS := range(10)

@@ -11,8 +11,8 @@ import pytest
 
 from bandits.algorithms import CUSUMUCB, KLUCB, PHTUCB, MonitoredUCB, play_policy
 from bandits.algorithms.change_detection import cusum_ucb_kernel
-from bandits.algorithms.m_ucb import half_sums, m_ucb_kernel, new_arm_windows, observe_half_sums
 from bandits.algorithms.indices import UCB1_INDEX, IndexRule
+from bandits.algorithms.m_ucb import half_sums, m_ucb_kernel, new_arm_windows, observe_half_sums
 from bandits.environments import PiecewiseBernoulli, Sinusoid
 from bandits.errors import ConfigError
 from bandits.reference import ReferenceCUSUMUCB, ReferenceMUCB, ReferencePHTUCB

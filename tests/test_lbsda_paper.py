@@ -1,5 +1,5 @@
 """SW-LB-SDA's experiments as the authors' notebooks set them (YRussac/LB-SDA @ 1bdbf3a,
-Notebooks/expe_Bernoulli.ipynb cell 4, expe_Gaussian.ipynb cell 2), and the claims rules
+Notebooks/expe_Bernoulli.ipynb cell 4, expe_Gaussian.ipynb cells 2 and 6-7), and the claims rules
 against the reads of their figures (bandits/experiments/figures/lbsda.py)."""
 
 from __future__ import annotations
@@ -47,6 +47,18 @@ def test_gaussian_problem_is_the_notebooks():
     assert np.std(rewards - inst.means) == pytest.approx(0.5, rel=0.01)
 
 
+def test_changing_variance_problem_is_the_notebooks():
+    """Cell 6: E2's means; eta 0.5, then 0.25 from '2500', 1 from '4500', 0.5 from '7000'."""
+    env = scenario_envs("lbsda_paper_gaussian_varying")["gaussian"]
+    inst = env.instance(T, np.random.default_rng(0))
+    fixed = scenario_envs("lbsda_paper_gaussian")["gaussian"].instance(T, np.random.default_rng(0))
+    np.testing.assert_array_equal(inst.means, fixed.means)
+    assert inst.evaluation["change_points"] == [2500, 4500, 7000] and inst.info["R"] == 1.0
+    resid = env.rewards(inst, np.random.default_rng(1)) - inst.means
+    for (a, b), sd in zip([(0, 2500), (2500, 4500), (4500, 7000), (7000, T)], [0.5, 0.25, 1.0, 0.5], strict=True):
+        assert np.std(resid[a:b]) == pytest.approx(sd, rel=0.03)
+
+
 def test_tuning_is_the_notebooks_formulas():
     from conftest import compose
 
@@ -69,6 +81,15 @@ def test_tuning_is_the_notebooks_formulas():
     assert g.d_ucb.gamma == pytest.approx(1 - math.sqrt(G / T) / (4 * (1 + 2 * sigma_max)))
     assert (g.d_ucb.B, g.d_ucb.xi) == (sigma_max / 2, 2.0)
     assert g.ucb1.c == pytest.approx((sigma_max * math.sqrt(2)) ** 2) and g.exp3s_auer.switches == 4
+    v = compose(["+experiment=lbsda_paper_gaussian_varying"]).algos
+    sigma_max = 1.0  # cells 6-7: the "unb" constants with sigma_max = 1
+    assert v.sw_lb_sda.window == int(2 * math.sqrt(T * log(T) / G)) == 350
+    assert v.sw_ucb_gm.window == int(2 * (1 + 2 * sigma_max) * math.sqrt(T * log(T) / G)) == 1051
+    assert v.d_ucb.gamma == pytest.approx(1 - math.sqrt(G / T) / (4 * (1 + 2 * sigma_max)))
+    assert 1 / (1 - v.d_ucb.gamma) == pytest.approx(692.82, abs=0.01)  # what cell 7 prints
+    assert (v.d_ucb.B, v.d_ucb.xi) == (sigma_max / 2, 2.0)
+    assert v.ucb1.c == pytest.approx((sigma_max * math.sqrt(2)) ** 2) and v.exp3s_auer.switches == 4
+    assert v.sw_ucb_gm.B * math.sqrt(v.sw_ucb_gm.xi) == pytest.approx(sigma_max * math.sqrt(2))
 
 
 # ----------------------------------------------------------------------------- the claims rules
@@ -98,10 +119,12 @@ def test_tolerance_is_fixed_as_the_module_says():
     assert lbsda.tolerance(275.0, noisy, deviating=False) == pytest.approx(240 + 0.05 * 275)
 
 
-@pytest.mark.parametrize("name", ["lbsda_paper.bernoulli", "lbsda_paper_gaussian.gaussian"])
+@pytest.mark.parametrize("name", ["lbsda_paper.bernoulli", "lbsda_paper_gaussian.gaussian",
+                                  "lbsda_paper_gaussian_varying.gaussian"])
 def test_the_figures_own_numbers_agree(tmp_path, name):
     table = claims(tmp_path, name, synthetic(name))
-    assert len(table) == len(synthetic(name)) + {"lbsda_paper.bernoulli": 3}.get(name, 2)
+    assert len(table) == len(synthetic(name)) + {"lbsda_paper.bernoulli": 3,
+                                                 "lbsda_paper_gaussian_varying.gaussian": 3}.get(name, 2)
     assert (table["verdict"] == "agrees").all()
     assert table["claim"].str.contains("figure read").all() and table["claim"].str.contains("1bdbf3a").all()
 
@@ -118,6 +141,22 @@ def test_failing_cases_disagree(tmp_path):
     assert verdicts[LABELS["sw_ts"]] == "agrees"  # 320 vs 280: within 10% + 5% (42)
     orders = table[table["claim"].str.contains("as the authors' figure shows")].set_index("expected")["verdict"]
     assert list(orders) == ["disagrees", "disagrees", "disagrees"]  # 330 > 320 + 3 SE; SW-TS > D-TS; D-TS > CUSUM
+
+
+def test_margin_claim_compares_the_two_gaussian_figures(tmp_path):
+    from bandits.experiments.figures import lbsda
+    from bandits.experiments.figures.drawing import Drawing
+
+    fixed, varying = synthetic(lbsda.MARGIN["fixed"]), synthetic(lbsda.MARGIN["varying"])
+    (row,) = lbsda.margin_claim(Drawing(tmp_path), fixed, varying)
+    assert row["verdict"] == "agrees" and row["measured"].startswith("1.578 (")  # 538 / 341 against 350 / 270
+    assert "1.58 against 1.30" in row["claim"]
+    # SW-LB-SDA at 420 in E3: a lead of 538 / 420 = 1.28, below E2's 1.30
+    (row,) = lbsda.margin_claim(Drawing(tmp_path), fixed, synthetic(lbsda.MARGIN["varying"], {"sw_lb_sda": 420.0}))
+    assert row["verdict"] == "disagrees"
+    drawing = Drawing(tmp_path)
+    assert lbsda.margin_claim(drawing, fixed, varying.drop(index="ucb1")) == []
+    assert drawing.skipped["lbsda_paper_gaussian_varying_gaussian"] == {"ucb1"}
 
 
 def test_a_missing_algorithm_skips_its_claims(tmp_path):
