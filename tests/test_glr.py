@@ -9,17 +9,16 @@ import numpy as np
 import pytest
 
 from bandits.algorithms import GLRklUCB
-from bandits.algorithms.glr import (
+from bandits.algorithms.bernoulli_glrt import (
     chord_spreads,
-    explore_range,
     glr_detects,
     glr_threshold,
     h_inverse,
     kk_T,
-    klucb_level,
     pair_value,
     phi,
 )
+from bandits.algorithms.glr import explore_range, klucb_level
 from bandits.algorithms.indices import klucb_argmax, klucb_index
 from bandits.algorithms.protocol import play_policy
 from bandits.environments import PiecewiseBernoulli

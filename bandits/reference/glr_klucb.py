@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 
+from bandits.algorithms.bernoulli_glrt import glr_threshold
 from bandits.algorithms.common import reward_scale
-from bandits.algorithms.glr import glr_threshold
 from bandits.algorithms.indices import klucb_index
 from bandits.numerics import kl_bernoulli
 from bandits.reference.common import lowest_argmax
