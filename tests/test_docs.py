@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT, compose
 
-from bandits.experiments import docs
+from bandits.experiments import constants, docs
 from bandits.experiments.sweep import run_config
 
 DOCS = ROOT / "docs"
@@ -117,16 +117,16 @@ def test_constants_of_a_small_real_table(tmp_path):
                                f"results_dir={tmp_path}"]), progress=False)
     derived = [json.loads(p)["derived"] for p in rows["algo_params"]]
     assert len(derived) == 2 and derived[0] == derived[1]
-    table = docs.collect_constants(tmp_path)
+    table = constants.collect_constants(tmp_path)
     assert (tmp_path / "constants.csv").exists()
-    assert list(table.columns) == docs.CONSTANT_COLUMNS
+    assert list(table.columns) == constants.CONSTANT_COLUMNS
     mine = table[(table["experiment"] == "adhoc") & (table["label"] == "sw_ucb_opt") & (table["T"] == 500)]
     assert not mine.duplicated("name").any()  # one row per constant, not per trial
-    got = {name: docs.decode(v) for name, v in zip(mine["name"], mine["value"], strict=True)}
+    got = {name: constants.decode(v) for name, v in zip(mine["name"], mine["value"], strict=True)}
     assert got["window"] == derived[0]["window"]
     assert got["beta"] == derived[0]["beta"]
-    env = table[(table["label"] == docs.ENV_LABEL)].set_index("name")["value"]
-    assert docs.decode(env["seed"]) == 3 and docs.decode(env["R"]) == 0.1
+    env = table[(table["label"] == constants.ENV_LABEL)].set_index("name")["value"]
+    assert constants.decode(env["seed"]) == 3 and constants.decode(env["R"]) == 0.1
     # the templates' look-up reads the same numbers back from the file
     ctx = docs.context(docs.Inputs(tmp_path, tmp_path / "docs"))
     assert ctx["const"]("adhoc", "sw_ucb_opt", "window") == derived[0]["window"]
@@ -143,11 +143,11 @@ def test_only_values_equal_in_every_trial_are_constants_and_other_rows_are_kept(
                   "env_info": json.dumps({"R": 0.5, "change_points": [50]})}).to_parquet(tables / "toy.parquet")
     pd.DataFrame([{"experiment": "other", "label": "b", "T": 5, "name": "H", "value": "2"}]).to_csv(
         tmp_path / "constants.csv", index=False)
-    table = docs.collect_constants(tmp_path)
+    table = constants.collect_constants(tmp_path)
     toy = table[table["experiment"] == "toy"]
     assert sorted(toy[toy["label"] == "a"]["name"]) == ["J", "window"]  # calls vary, chosen is long, nested skipped
     assert sorted(toy[toy["label"] == "env"]["name"]) == ["R", "change_points", "seed"]
-    assert docs.decode(toy.set_index("name").loc["J", "value"]) == [1, 2, 4]
+    assert constants.decode(toy.set_index("name").loc["J", "value"]) == [1, 2, 4]
     assert table[table["experiment"] == "other"]["value"].tolist() == ["2"]  # an experiment without a table: kept
 
 

@@ -35,3 +35,9 @@ def replaced(path: Path):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (UTF-8, newlines as given)."""
+    with replaced(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
