@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT, compose
 
-from bandits.experiments import constants, docs
+from bandits.experiments import constants, doc_context, doc_format, doc_inputs, docs
 from bandits.experiments.sweep import run_config
 
 DOCS = ROOT / "docs"
@@ -128,7 +128,7 @@ def test_constants_of_a_small_real_table(tmp_path):
     env = table[(table["label"] == constants.ENV_LABEL)].set_index("name")["value"]
     assert constants.decode(env["seed"]) == 3 and constants.decode(env["R"]) == 0.1
     # the templates' look-up reads the same numbers back from the file
-    ctx = docs.context(docs.Inputs(tmp_path, tmp_path / "docs"))
+    ctx = doc_context.context(doc_inputs.Inputs(tmp_path, tmp_path / "docs"))
     assert ctx["const"]("adhoc", "sw_ucb_opt", "window") == derived[0]["window"]
     assert ctx["const"]("adhoc", "sw_ucb_opt", "beta", T=500) == derived[0]["beta"]
 
@@ -152,13 +152,14 @@ def test_only_values_equal_in_every_trial_are_constants_and_other_rows_are_kept(
 
 
 def test_number_formatting():
-    assert docs.num(867.7) == "868" and docs.num(11055.3) == "11,055" and docs.num(0.4701) == "0.47"
-    assert docs.num("n/a (not monotone in T)") == "n/a (not monotone in T)"
-    assert docs.num(0.0274, 2) == "0.03" and docs.num(999.7) == "1,000" and docs.num(3.3e-05) == "3.3e-5"
-    assert docs.sci(30000) == "3e4" and docs.sci(240000) == "2.4e5" and docs.sci(500) == "500"
-    assert docs.pct(0.0442, 1) == "4.4%"
-    assert docs.horizon_of("SW-UCB-opt regret is about 20% of EXP3.S (Rexp3)'s (T=30000)") == 30000
-    assert docs.md_table([[1, "a|b"]], headers=["x", "y"]) == "| x | y |\n|---|---|\n| 1 | a\\|b |"
+    assert doc_format.num(867.7) == "868" and doc_format.num(11055.3) == "11,055" and doc_format.num(0.4701) == "0.47"
+    assert doc_format.num("n/a (not monotone in T)") == "n/a (not monotone in T)"
+    assert doc_format.num(0.0274, 2) == "0.03" and doc_format.num(999.7) == "1,000"
+    assert doc_format.num(3.3e-05) == "3.3e-5"
+    assert doc_format.sci(30000) == "3e4" and doc_format.sci(240000) == "2.4e5" and doc_format.sci(500) == "500"
+    assert doc_format.pct(0.0442, 1) == "4.4%"
+    assert doc_format.horizon_of("SW-UCB-opt regret is about 20% of EXP3.S (Rexp3)'s (T=30000)") == 30000
+    assert doc_format.md_table([[1, "a|b"]], headers=["x", "y"]) == "| x | y |\n|---|---|\n| 1 | a\\|b |"
 
 
 FIDELITY = sorted((docs.TEMPLATES / "fidelity").glob("*.md"))

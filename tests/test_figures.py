@@ -694,11 +694,11 @@ def test_summary_counts_group_the_verdicts():
 
 
 def test_old_claims_without_a_scale_column_are_paper(tmp_path):
-    from bandits.experiments import docs
+    from bandits.experiments import doc_inputs
 
     pd.DataFrame([{"claim": "x", "figure": "fig9", "measured": 1, "expected": 1, "verdict": "agrees",
                    "source": "simulation", "code": ""}]).to_csv(tmp_path / "claims.csv", index=False)
-    assert docs.Inputs(tmp_path, tmp_path).claims()["scale"].tolist() == ["paper"]
+    assert doc_inputs.Inputs(tmp_path, tmp_path).claims()["scale"].tolist() == ["paper"]
     figures.write_claims(tmp_path, [{"claim": "y", "figure": "fig2a", "measured": 0, "expected": 0,
                                      "verdict": "agrees", "scale": "reduced scale: 2 of 50 trials"}],
                          Drawing(tmp_path / "figures"))

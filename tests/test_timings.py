@@ -6,7 +6,7 @@ under its experiment and sums them by hand."""
 import pandas as pd
 import pytest
 
-from bandits.experiments import docs, timings
+from bandits.experiments import doc_context, doc_inputs, timings
 from bandits.experiments.figures import stage
 from bandits.experiments.registry import compose
 from bandits.experiments.sweep import run_config as run
@@ -44,7 +44,7 @@ def test_the_breakdown_groups_scenarios_and_sums_by_hand(tmp_path):
                   row("run", "ctx_delay_shift0.25", 126, 130, 4, 6.0, 6.0),
                   row("plots", "", 131, 140, pid=2), row("docs", "", 141, 150, pid=3)],
                  columns=timings.COLUMNS).to_csv(tmp_path / timings.FILE, index=False)
-    sb = docs.context(docs.Inputs(tmp_path, tmp_path / "docs"))["speed_breakdown"]()
+    sb = doc_context.context(doc_inputs.Inputs(tmp_path, tmp_path / "docs"))["speed_breakdown"]()
     by = {r["experiment"]: r for r in sb["rows"]}
     assert list(by) == ["ns_benchmark", "ctx_delay_shift0.25"]   # a dot before a digit is the name's own
     ns = by["ns_benchmark"]
