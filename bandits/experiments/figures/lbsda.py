@@ -157,7 +157,7 @@ def draw(tables: dict, drawing: Drawing) -> list[dict]:
         T = int(last["T"].iloc[0])
         note = f"{pooled_text(last)}; the authors' figure: 25%-75% quantiles over {RUNS} runs"
         curve_figure(last, figure_name(name), "regret_curve", f"{TITLE} (mean over trials)",
-                     f"{experiment}: {scenario} (T = {T}), {TITLE}", drawing, ORDER, footnote=note)
+                     f"{experiment}: {scenario} (T = {T})\n{TITLE}", drawing, ORDER, footnote=note)
         boards.append(leaderboard(rows, scenario).assign(experiment=experiment))
         if name in PROBLEMS:
             finals[name] = final_stats(last)
