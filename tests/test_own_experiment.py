@@ -48,6 +48,20 @@ def test_a_sweeps_summary_has_each_swept_setting_as_a_column_in_numeric_order(tm
     assert column == [0.99, 0.995, 0.998, 0.999, 0.9995]
 
 
+def test_a_sweep_over_a_list_valued_setting_ends_with_its_summary(tmp_path, capsys):
+    """A sweep over lists (a noise sd per piece) ended in a pandas traceback: the summary grouped
+    by a column of lists. Each list is now a column of its text."""
+    code = cli.entry(["-m", "algo=ucb1", "algo.reward_range=[0,1]", "env=piecewise_linear", "env.theta_path=steps",
+                      "env.thetas=[[0.9,0.5],[0.2,0.8]]", "env.theta_changes=[0.5]", "env.R_pieces=[0.2,1.0],[1.0,0.2]",
+                      "T=200", "trials=1",
+                      f"results_dir={tmp_path}", f"hydra.sweep.dir={tmp_path}/hydra", "experiment_name=sds"])
+    assert code == 0
+    out = capsys.readouterr().out
+    combined = out[out.index("sweep of 2 jobs"):].splitlines()
+    assert combined[1].split()[0] == "env.R_pieces"
+    assert [line.strip().split("]")[0] + "]" for line in combined[2:4]] == ["[0.2, 1.0]", "[1.0, 0.2]"]
+
+
 def test_two_experiments_sweeping_the_same_setting_share_no_output_file(tmp_path):
     """The sweep's figure was figures/sweep_sweep_gamma.png for every experiment: a second sweep
     over gamma overwrote the first's. Every file the sweeps and the plot stage write is named

@@ -36,6 +36,12 @@ def swept_settings(job_overrides: list[list[str]]) -> list[tuple[str, list]]:
     return out
 
 
+def setting_value(value):
+    """A swept value as a summary column holds it: a list or a mapping (``env.R_pieces=[0.2,1.0],
+    [1.0,0.2]``) as its text, ``[0.2, 1.0]``, which sorts and groups; a scalar as it is."""
+    return str(value) if isinstance(value, (list, tuple, dict)) else value
+
+
 def with_settings(jobs: list, settings: list[tuple[str, list]]) -> tuple[pd.DataFrame, list[str]]:
     """The jobs' rows in one frame, each with its job's swept settings as columns (a setting that
     is a column already, ``T`` or ``seed``, is not repeated), and the names of those columns."""
@@ -47,7 +53,7 @@ def with_settings(jobs: list, settings: list[tuple[str, list]]) -> tuple[pd.Data
         for key, values in settings:
             name = key  # the override key as typed: algo.gamma
             if name not in rows.columns:
-                extra[name] = [values[i]] * len(rows)
+                extra[name] = [setting_value(values[i])] * len(rows)
             if name not in columns:
                 columns.append(name)
         parts.append(rows.assign(**extra))
