@@ -6,8 +6,11 @@ NOT part of CI or ``make test``. The published numbers come from
 
 that is: the three scenarios of :data:`SCENARIOS` at T = 1e4 and abrupt_k5 at T = 1e5 for the
 policies of :data:`FAST`, 20 trials (SMPyBandits' CUSUM-UCB and GLR-klUCB on the first 10
-tables: ``--slow-trials``), root seed 0, SMPyBandits' ties broken like ours. About 20 minutes
-on 2 cores, nearly all of it SMPyBandits. Development runs:
+tables: ``--slow-trials``), root seed 0, SMPyBandits' ties broken like ours; and AdSwitch
+(:data:`SMALL`) on the two-armed problems of :data:`SMALL_SCENARIOS` at T = 600 only
+(``--small-T``): SMPyBandits' ``AdSwitchNew`` costs about t^4 (95 s for one trial at T = 1,000,
+K = 5), while at K = 2, T = 600 a trial takes about 5 s and both sides evict an arm. About 20
+minutes on 2 cores, nearly all of it SMPyBandits. Development runs:
 ``--T 2000 --trials 3 --large-T 0`` (about 30 s).
 
 What it does
@@ -109,6 +112,20 @@ SCENARIOS = {
     # Stationary control: K = 5, no change (Upsilon_T = 0).
     "stationary_k5": {"means": [[0.1, 0.3, 0.5, 0.6, 0.7]]},
 }
+# The policies whose SMPyBandits side is affordable only at a small horizon, on two arms (the case
+# Auer et al.'s AdSwitch paper explains; SMPyBandits warns that its K > 2 is its own
+# generalisation): a gap of 0.8, so that condition (1) can evict the worse arm before T = 600 at
+# C1 = 16.1 (about C1 ln T / gap^2 = 160 samples of it), and the same problem with the two arms
+# swapped half-way.
+SMALL_SCENARIOS = {
+    "stationary_k2": {"means": [[0.9, 0.1]]},
+    "abrupt_k2": {"means": [[0.9, 0.1], [0.1, 0.9]]},
+}
+SMALL = ("adswitch",)
+SMALL_T = 600
+# Our config on the small problems when --ours does not set one: C1 = 16.1, SMPyBandits' default,
+# so that both evict (ours, 32 by default, evicts at T = 600 seldom; both values run in ns_sensitivity).
+SMALL_OURS = {"adswitch": {"name": "adswitch", "C1": 16.1}}
 
 # ----------------------------------------------------------------------------- policies
 # ours (config name) -> SMPyBandits class (as the worker builds it) and whether the policy is
@@ -121,6 +138,7 @@ POLICIES = {
     "pht_ucb": {"smpy": "PHT_IndexPolicy", "randomised": True},
     "m_ucb": {"smpy": "Monitored_IndexPolicy", "randomised": False},
     "glr_klucb": {"smpy": "BernoulliGLR_IndexPolicy_WithDeterministicExploration", "randomised": False},
+    "adswitch": {"smpy": "AdSwitchNew", "randomised": True},
 }
 # Bug-fixed twins run by default (the cheaper ones); cusum_ucb's twin only on request (--fixes all).
 FIXED = {"d_ucb": "DiscountedUCB+fix", "discounted_ts": "DiscountedThompson+fix", "m_ucb": "Monitored_IndexPolicy+fix",
@@ -128,7 +146,7 @@ FIXED = {"d_ucb": "DiscountedUCB+fix", "discounted_ts": "DiscountedThompson+fix"
 DEFAULT_FIXES = ("d_ucb", "discounted_ts", "m_ucb", "pht_ucb")
 STAND_INS = {"sw_ucb_gm": {"name": "sw_ucb"}, "d_ucb": {"name": "ucb"}, "discounted_ts": {"name": "ucb"},
              "cusum_ucb": {"name": "ucb"}, "pht_ucb": {"name": "ucb"}, "m_ucb": {"name": "ucb"},
-             "glr_klucb": {"name": "ucb"}}
+             "glr_klucb": {"name": "ucb"}, "adswitch": {"name": "ucb"}}
 FAST = ("d_ucb", "sw_ucb_gm", "discounted_ts", "m_ucb")  # affordable at T = 1e5 on the SMPyBandits side
 # SMPyBandits' CUSUM-UCB and GLR-klUCB rescan every sample since the arm's restart in plain Python
 # (0.5-7 ms per round at T = 1e4): they run on the first --slow-trials tables only.
@@ -165,6 +183,11 @@ SMPY_NOTES = {
         "samples (ours: multiples of Delta_s); the forced-exploration phase restarts at the last restart (ours: the "
         "round clock t mod floor(K/alpha), period matched); the alarming sample is kept after a restart (ours: "
         "discarded); threshold ln(3 n^1.5 / delta) as ours' practical one",
+    "AdSwitchNew": "run with our C1; readings (docs/baselines.md, AdSwitch's fidelity table): its tests run every "
+                   "50 rounds on a grid of 20 (ours: every round, Remark 3's test lengths), the range "
+                   "2^-i >= Delta~ of Algorithm 1 line 10 (ours: Delta~ / 16), the floor of an obligation's length "
+                   "(ours: the text's ceil), arms evicted one at a time, 'least recently' counted within the "
+                   "episode; randomised on both sides, so a comparison of distributions (z), not of rounds",
 }
 
 
@@ -269,7 +292,18 @@ def build_smpy(P, fixes, job):
 def count_restarts(P, policy, counts, i):
     """Count the restarts a change-detecting policy makes, as its getReward decides them:
     M-UCB restarts when detect_change's value is truthy (a tuple in 0.9.7), CD-UCB policies
-    when its first element is true. (The wrapper costs ~0.1 us per pull.)"""
+    when its first element is true, AdSwitchNew at each new episode. (The wrapper costs ~0.1 us
+    per pull.)"""
+    if hasattr(policy, "new_episode"):  # AdSwitchNew: each new episode after startGame is a restart
+        counts[i] = 0
+        start = policy.new_episode
+
+        def episode(*args, **kwargs):
+            counts[i] += 1
+            return start(*args, **kwargs)
+
+        policy.new_episode = episode
+        return
     if not hasattr(policy, "detect_change"):
         return
     counts[i] = 0
@@ -371,7 +405,7 @@ def make_env(name: str):
     from bandits.experiments import registry
     from bandits.experiments.building import build
 
-    cfg = {**registry.group_config("env", "piecewise_bernoulli"), **SCENARIOS[name]}
+    cfg = {**registry.group_config("env", "piecewise_bernoulli"), **{**SCENARIOS, **SMALL_SCENARIOS}[name]}
     return build(cfg, "env")[1], cfg
 
 
@@ -395,6 +429,13 @@ def tables(name: str, T: int, trials: int, seed: int, folder: Path, regenerate: 
                         change_points=np.asarray(instance.evaluation.get("change_points", []), dtype=np.int64))
     os.replace(tmp, path)
     return instance, rewards, path, tag
+
+
+def restart_count(derived: dict) -> float:
+    """The restarts our algorithm recorded in a trial (``n_restarts``; AdSwitch: ``restarts``, its new
+    episodes), NaN for one without restarts."""
+    count = derived.get("n_restarts", derived.get("restarts"))
+    return float(count) if isinstance(count, (int, float)) else float("nan")
 
 
 def our_algorithm(name: str, spec: dict | None, allow_stand_ins: bool):
@@ -465,6 +506,8 @@ def fallback(policy: str, T: int, info: dict) -> dict:
     if policy == "glr_klucb":
         return {"delta": 1 / math.sqrt(T), "alpha0": min(1.0, math.sqrt(K * Y * math.log(T) / T)),
                 "check_every": 10, "split_every": 10, "restart": "local"}
+    if policy == "adswitch":
+        return {"C1": 16.1}
     raise KeyError(policy)
 
 
@@ -551,6 +594,10 @@ def smpy_job(policy: str, K: int, T: int, info: dict, derived: dict, stand_in: b
                          "cannot: it runs the constant alpha0")
         if c != 0:
             notes.append(f"ours explores with ln u + {c:g} ln ln u; SMPyBandits with ln u (c = 1 x ln)")
+    elif policy == "adswitch":
+        kwargs = {"horizon": T, "C1": float(val("C1", "C1"))}
+        if d.get("tests", "remark3") != "remark3":
+            notes.append(f"ours runs the {d['tests']} tests")
     else:
         raise KeyError(policy)
     source = "derived_" if not missing else ("papers (stand-in)" if stand_in else f"papers for {','.join(missing)}")
@@ -591,6 +638,8 @@ def parse(argv):
     p.add_argument("--large-T", type=int, default=100_000, help="one larger case, 0 to skip (default 1e5)")
     p.add_argument("--large-scenario", default="abrupt_k5")
     p.add_argument("--large-policies", default=",".join(FAST), help="policies of the large case")
+    p.add_argument("--small-T", type=int, default=SMALL_T,
+                   help=f"horizon of {', '.join(SMALL)} on {', '.join(SMALL_SCENARIOS)} (0 to skip; default {SMALL_T})")
     p.add_argument("--trials", type=int, default=20)
     p.add_argument("--slow-trials", type=int, default=10,
                    help=f"trials of SMPyBandits' {' and '.join(SLOW)} (the first tables; default 10)")
@@ -621,8 +670,8 @@ def parse(argv):
 
 
 # The options that define the published cross-check (make crosscheck with no CROSSCHECK_ARGS).
-PUBLISHED_OPTIONS = ("T", "large_T", "large_scenario", "large_policies", "trials", "slow_trials", "seed", "scenarios",
-                     "policies", "fixes", "ours", "allow_stand_ins", "project", "smpy_ties")
+PUBLISHED_OPTIONS = ("T", "large_T", "large_scenario", "large_policies", "small_T", "trials", "slow_trials", "seed",
+                     "scenarios", "policies", "fixes", "ours", "allow_stand_ins", "project", "smpy_ties")
 
 
 def overrides(items) -> dict:
@@ -672,7 +721,7 @@ def run_workers(py: Path, jobs: list, n: int, work: Path, ties: str) -> None:
 
 # rough SMPyBandits microseconds per round at n samples since a restart (for scheduling only)
 COST_US = {"CUSUM_IndexPolicy": 2.0, "PHT_IndexPolicy": 2.0,
-           "BernoulliGLR_IndexPolicy_WithDeterministicExploration": 0.3}
+           "BernoulliGLR_IndexPolicy_WithDeterministicExploration": 0.3, "AdSwitchNew": 50.0}
 
 
 def main(argv=None) -> int:
@@ -688,9 +737,14 @@ def main(argv=None) -> int:
     ours_specs = overrides(args.ours)
     policies = [p for p in args.policies.split(",") if p]
     fixes = set(FIXED) if args.fixes == "all" else set() if args.fixes == "none" else set(args.fixes.split(","))
-    cases = [(s, args.T, policies) for s in args.scenarios.split(",") if s]
+    cases = [(s, args.T, [p for p in policies if p not in SMALL]) for s in args.scenarios.split(",") if s]
     if args.large_T:
         cases.append((args.large_scenario, args.large_T, [p for p in args.large_policies.split(",") if p in policies]))
+    small = [p for p in policies if p in SMALL]
+    if args.small_T and small:
+        cases += [(s, args.small_T, small) for s in SMALL_SCENARIOS]
+        for p in small:
+            ours_specs.setdefault(p, dict(SMALL_OURS[p]))
     print(f"ours: bandits from {where}; SMPyBandits: {py}; ties: {args.smpy_ties}")
 
     records, jobs = [], []
@@ -722,7 +776,7 @@ def main(argv=None) -> int:
                                 "ours_seconds": seconds, "ours_finals": finals, "stand_in": stand_in,
                                 "ours_config": ours_label(policy, ours_specs.get(policy), stand_in),
                                 "derived": derived[0], "used": used, "source": source, "job_notes": job_notes,
-                                "ours_restarts": float(np.mean([dd.get("n_restarts", np.nan) for dd in derived]))})
+                                "ours_restarts": float(np.mean([restart_count(dd) for dd in derived]))})
             print(f"  ours {scenario} T={T} {policy}: {np.mean(finals):.1f} "
                   f"({np.median(seconds) / T * 1e9:.0f} ns/round){' [stand-in]' if stand_in else ''}", flush=True)
 
