@@ -86,3 +86,60 @@ def record(results_dir: Path | None, **row) -> None:
             fh.write(line.getvalue())
     except OSError:
         pass
+
+
+# ----------------------------------------------------------------------------- what the docs report
+
+def kernel_leaders(results: Path, top: int = 15) -> dict | None:
+    """The algorithms whose kernels took the most seconds over every table, from the plot
+    stage's ``<results>/figures/kernel_seconds.csv``: each one's seconds, share, cells and the
+    experiments where it spent most."""
+    import pandas as pd
+
+    path = results / "figures" / KERNELS_FILE
+    if not path.is_file():
+        return None
+    k = pd.read_csv(path)
+    total = float(k["kernel_s"].sum())
+    rows = []
+    for algo, g in k.groupby("algo"):
+        where = g.sort_values("kernel_s", ascending=False)
+        rows.append({"algo": algo, "kernel_s": float(g["kernel_s"].sum()), "cells": int(g["cells"].sum()),
+                     "share": float(g["kernel_s"].sum()) / total if total > 0 else 0.0,
+                     "experiments": ", ".join(where["experiment"].head(3))})
+    rows.sort(key=lambda r: -r["kernel_s"])
+    return {"rows": rows[:top], "total_s": total, "algos": len(rows),
+            "top_share": sum(r["share"] for r in rows[:top])}
+
+def speed_breakdown(results: Path) -> dict | None:
+    """Where a ``make figures`` spent its time, from ``<results>/timings.csv``: per experiment (its
+    scenarios and seeds together) the cells run, the wall time of its runs, their planning,
+    the batches' time in the workers and their kernels', and the main process's writing
+    and gathering; the plot and docs stages; and what is left of the span from the first
+    process start to the last row (starting Python, imports, composing configs)."""
+    import pandas as pd
+
+    path = results / FILE
+    if not path.is_file():
+        return None
+    t = pd.read_csv(path)
+    runs = t[t["stage"] == "run"].copy()
+    # a scenario's table is <experiment>.<scenario>; a dot before a digit is the name's own
+    runs["group"] = experiment_group(runs["experiment"])
+    runs["wall"] = runs["end"] - runs["start"]
+    order = runs.groupby("group")["start"].min().sort_values().index
+    out = []
+    for name in order:
+        g = runs[runs["group"] == name]
+        out.append({"experiment": name, "runs": len(g), "cells": int(g["cells_run"].sum()),
+                    "wall_s": float(g["wall"].sum()), "plan_s": float(g["plan_s"].sum()),
+                    "kernel_s": float(g["kernel_s"].sum()),
+                    "bookkeeping_s": float((g["worker_s"] - g["kernel_s"]).sum()),
+                    "storage_s": float((g["write_s"] + g["gather_s"]).sum())})
+    stages = {stage: float((g["end"] - g["start"]).sum()) for stage, g in t[t["stage"] != "run"].groupby("stage")}
+    span = float(t["end"].max() - t["process_start"].min())
+    counted = float(runs["wall"].sum()) + sum(stages.values())
+    return {"rows": out, "stages": stages, "span_s": span, "starts_s": max(0.0, span - counted),
+            "processes": int(t["pid"].nunique()), "workers": int(runs["workers"].max()) if len(runs) else 0,
+            "total": {k: sum(r[k] for r in out) for k in ("cells", "wall_s", "plan_s", "kernel_s",
+                                                            "bookkeeping_s", "storage_s")}}
