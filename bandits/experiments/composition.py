@@ -64,7 +64,8 @@ def compose_jobs(argv: list[str]) -> tuple[list[Composed], dict]:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from bandits.experiments.registry import compose, config_file_problem, static_pair_problem
+    from bandits.experiments.config_files import config_file_problem
+    from bandits.experiments.registry import compose, static_pair_problem
 
     try:
         planned = jobs(argv)
