@@ -156,7 +156,17 @@ def test_margin_claim_compares_the_two_gaussian_figures(tmp_path):
     assert row["verdict"] == "disagrees"
     drawing = Drawing(tmp_path)
     assert lbsda.margin_claim(drawing, fixed, varying.drop(index="ucb1")) == []
-    assert drawing.skipped["lbsda_paper_gaussian_varying_gaussian"] == {"ucb1"}
+    assert drawing.skipped[lbsda.MARGIN_FIGURE] == {"ucb1"}
+
+
+def test_drawing_one_gaussian_table_alone_keeps_the_margin_row():
+    """The margin claim combines E2 and E3: a draw of E3 alone (plots --experiment) dropped its
+    row from claims.csv; it now replaces the row only when it draws both."""
+    from bandits.experiments.figures import lbsda
+
+    both = {lbsda.MARGIN["fixed"]: None, lbsda.MARGIN["varying"]: None}
+    assert lbsda.MARGIN_FIGURE in lbsda.claim_figures(both)
+    assert lbsda.MARGIN_FIGURE not in lbsda.claim_figures({lbsda.MARGIN["varying"]: None})
 
 
 def test_a_missing_algorithm_skips_its_claims(tmp_path):
