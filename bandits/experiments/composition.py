@@ -65,7 +65,7 @@ def compose_jobs(argv: list[str]) -> tuple[list[Composed], dict]:
     from omegaconf.errors import OmegaConfBaseException
 
     from bandits.experiments.config_files import config_file_problem
-    from bandits.experiments.registry import compose, static_pair_problem
+    from bandits.experiments.registry import compose, extra_folders, static_pair_problem
 
     try:
         planned = jobs(argv)
@@ -86,7 +86,8 @@ def compose_jobs(argv: list[str]) -> tuple[list[Composed], dict]:
         try:
             cfg = compose(job, hydra=True)
         except (HydraException, OmegaConfBaseException, RecursionError, yaml.YAMLError) as exc:
-            broken = config_file_problem(job)  # a broken file of your own, named with its chain of files
+            # a broken file of your own, named with its chain of files
+            broken = config_file_problem(job, extra_folders())
             if broken:
                 raise ConfigError(f"{broken}.") from None
             if isinstance(exc, RecursionError):

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from bandits.experiments.package import CONF
-from bandits.experiments.registry import extra_folders
 
 
 def yaml_problem(path: Path) -> str | None:
@@ -66,8 +65,8 @@ def _self_containing(node, path=None):
     return None
 
 
-def selected_files(job: list[str]) -> list[Path]:
-    """The config files of your own folders that a job's overrides select (by group and name:
+def selected_files(job: list[str], extra: list[Path]) -> list[Path]:
+    """The config files of your own folders (``extra``) that a job's overrides select (by group and name:
     ``algo=x``, ``+algo@algos.k=x``, ``env=x``, ``+experiment=x``), each with its same-group
     defaults; the package's own files are trusted."""
     out = []
@@ -76,21 +75,22 @@ def selected_files(job: list[str]) -> list[Path]:
         group = key.split("@")[0]
         if group not in ("algo", "env", "experiment") or not value:
             continue
-        for folder in extra_folders():
+        for folder in extra:
             path = folder / group / f"{value}.yaml"
             if path.is_file():
                 out.append(path)
     return out
 
 
-def config_file_problem(job: list[str]) -> str | None:
-    """A sentence for the first broken file of your own among those the job selects, or for
-    the chain of files whose defaults lists lead back to one of them; None."""
+def config_file_problem(job: list[str], extra: list[Path]) -> str | None:
+    """A sentence for the first broken file of your own (in the folders ``extra``:
+    :func:`bandits.experiments.registry.extra_folders`) among those the job selects, or for the
+    chain of files whose defaults lists lead back to one of them; None."""
     from bandits.experiments.defaults_chain import cycle_message, find_cycle, folders
 
-    for path in selected_files(job):
+    for path in selected_files(job, extra):
         problem = yaml_problem(path)
         if problem:
             return problem
-    cycle = find_cycle(job, folders(job, extra_folders(), CONF))
+    cycle = find_cycle(job, folders(job, extra, CONF))
     return cycle_message(cycle) if cycle else None

@@ -14,6 +14,7 @@ import os
 from functools import cache
 from pathlib import Path
 
+from bandits.experiments.config_files import config_file_problem
 from bandits.experiments.package import CONF
 
 EXTRA = "DRIFT_BANDITS_CONF"
@@ -74,9 +75,7 @@ def group_config(group: str, name: str) -> dict:
     try:
         return OmegaConf.to_container(_composed(group, name), resolve=True)
     except (HydraException, OmegaConfBaseException, RecursionError, yaml.YAMLError) as exc:
-        from bandits.experiments.config_files import config_file_problem  # it reads extra_folders() here
-
-        problem = config_file_problem([f"{group}={name}"])
+        problem = config_file_problem([f"{group}={name}"], extra_folders())
         raise ConfigError(f"{problem}." if problem else f"the {group} config {name!r} cannot be composed: "
                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}.") from None
 
