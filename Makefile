@@ -9,27 +9,11 @@ EXTRAS := dev,vw,cluster,river
 RUN := $(PYTHON) run.py
 
 SCALE ?= full
-EXPERIMENTS := fig2a fig2b fig2b_sensitivity fig3 fig4 fig5 ext_glb ext_semibandit lower_bound ns_benchmark ns_sensitivity fig2_modern modern_sensitivity
-# Each baseline against its own paper's published experiment (docs/baselines.md, docs/modern.md)
-EXPERIMENTS += glr_thesis glr_thesis_pb4_10k glr_thesis_pb3 glr_thesis_pb5 glr_thesis_ucb glr_journal glr_journal_k5
-EXPERIMENTS += dlinucb_abrupt dlinucb_smooth master_geo_unif
-EXPERIMENTS += lbsda_paper lbsda_paper_gaussian lbsda_paper_gaussian_varying
-# Sweeps over random instances (one root seed each): are the Fig. 3/4 claims instance-specific?
-INSTANCE_EXPERIMENTS := fig3_instances fig4_instances
-SEEDS := range(10)
-# Gerogiannis et al.'s MASTER experiment draws a new instance for every run: a sweep over root seeds.
-MASTER_SEEDS := range(50)
-
-# Contextual experiments (C1-C3, ours): quick horizons by default; CTX_SCALE=paper for T up to 1e5.
-CTX_EXPERIMENTS := ctx_switch ctx_switch_growing ctx_drift
+# The experiments each release runs are declared by the studies that ship them
+# (bandits/experiments/studies/, each module's EXPERIMENTS): `run.py release --list` prints
+# the command lines, `run.py release ctx-long --experiments` the long run's experiments.
+# Contextual experiments C1-C3: the config's horizons by default; CTX_SCALE=paper for T up to 1e5.
 CTX_SCALE ?= quick
-ifeq ($(CTX_SCALE),paper)
-CTX_ARGS := "T=[10000,30000,100000]"
-CTX_DELAY_ARGS := T=100000
-else
-CTX_ARGS :=
-CTX_DELAY_ARGS :=
-endif
 
 ifeq ($(SCALE),quick)
 # Every experiment, figure and claim at a tenth of its horizons (a quarter for the contextual
@@ -37,18 +21,13 @@ ifeq ($(SCALE),quick)
 # every figure of a reduced-scale table says so.
 RESULTS := outputs/quick
 DOCS := outputs/quick/docs
-SCALE_ARGS := horizon_scale=0.1 trials=3 results_dir=$(RESULTS)
-CTX_SCALE_ARGS := horizon_scale=0.25 trials=3 results_dir=$(RESULTS)
-SEEDS := range(2)
-MASTER_SEEDS := range(2)
 else
 # The release: the shipped results/ and docs/ (the only runs that write into them, with
 # `make bench UPDATE=1` and the full `make crosscheck`).
 RESULTS := results
 DOCS := docs
-SCALE_ARGS := results_dir=$(RESULTS)
-CTX_SCALE_ARGS := results_dir=$(RESULTS)
 endif
+SCALE_ARGS := results_dir=$(RESULTS)$(if $(filter quick,$(SCALE)), horizon_scale=0.1 trials=3)
 
 ifdef UPDATE
 BENCH_OUT := results/bench.csv
@@ -72,39 +51,26 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(PYTHON) -m ruff check .
 
-# One process runs every command in turn (`run.py commands`, each quoted command one run.py
-# command line), so that Python, its imports, the workers and the kernels they loaded start once;
-# a Hydra multirun over experiments runs them one after the other in the same way.
-comma := ,
-empty :=
-space := $(empty) $(empty)
+# One process runs every command of the release in turn (`run.py release`, which reads the
+# experiments from the studies and runs them as `run.py commands` does), so that Python, its
+# imports, the workers and the kernels they loaded start once; a Hydra multirun over
+# experiments runs them one after the other in the same way.
 experiments: $(STAMP)
 	@mkdir -p $(RESULTS) && rm -f $(RESULTS)/timings.csv
-	$(RUN) commands \
-		'-m +experiment=$(subst $(space),$(comma),$(strip $(EXPERIMENTS))) $(SCALE_ARGS)' \
-		'-m +experiment=ctx_baselines env.n_pieces=1,5 $(SCALE_ARGS)' \
-		'-m +experiment=$(subst $(space),$(comma),$(strip $(CTX_EXPERIMENTS))) $(CTX_ARGS) $(CTX_SCALE_ARGS)' \
-		'-m +experiment=ctx_delay env.shift=0.25,0.5,1.0 $(CTX_DELAY_ARGS) $(CTX_SCALE_ARGS)' \
-		'-m +experiment=ctx_data,ctx_master_sensitivity $(CTX_SCALE_ARGS)' \
-		'-m +experiment=$(subst $(space),$(comma),$(strip $(INSTANCE_EXPERIMENTS))) "seed=$(SEEDS)" $(SCALE_ARGS)' \
-		'-m +experiment=master_geo "seed=$(MASTER_SEEDS)" $(SCALE_ARGS)'
+	$(RUN) release --scale $(SCALE) --ctx-scale $(CTX_SCALE) --results $(RESULTS)
 
 # make ctx-long: C1-C3 at T up to 1e6 (docs/ada.md, "The long run"; about an hour on 2 cores).
 # A release of its own, not part of make figures or CI: the only target that writes the long
 # tables' figures, their claims rows and results/ctx_long_run.csv (wall time, peak memory).
-CTX_LONG := ctx_switch_long,ctx_switch_growing_long,ctx_drift_long
-CTX_LONG_DELAY := ctx_delay_long_shift0.25,ctx_delay_long_shift0.5,ctx_delay_long_shift1.0
 ctx-long: $(STAMP)
-	$(PYTHON) scripts/ctx_long.py --results results \
-		'-m +experiment=$(CTX_LONG) results_dir=results' \
-		'-m +experiment=ctx_delay_long env.shift=0.25,0.5,1.0 results_dir=results'
-	$(PYTHON) -m bandits.experiments.figures --results results --experiment $(CTX_LONG),$(CTX_LONG_DELAY)
+	$(PYTHON) scripts/ctx_long.py --results results --release ctx-long
+	$(PYTHON) -m bandits.experiments.plots --results results --experiment $$($(RUN) release ctx-long --experiments)
 	$(PYTHON) -m bandits.experiments.docs --results results --out docs
 
 # `make plots` redraws the tables that changed since their figures were drawn; `make figures`
 # (a release) redraws every figure (--force)
 plots: $(STAMP)
-	$(PYTHON) -m bandits.experiments.figures --results $(RESULTS) $(TIMED) $(FORCE)
+	$(PYTHON) -m bandits.experiments.plots --results $(RESULTS) $(TIMED) $(FORCE)
 
 docs: $(STAMP)
 	$(PYTHON) -m bandits.experiments.docs --results $(RESULTS) --out $(DOCS) $(TIMED)

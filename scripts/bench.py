@@ -256,8 +256,8 @@ def from_config(name: str):
     """A fresh algorithm built from its config, as a run builds it."""
     from omegaconf import OmegaConf
 
-    from bandits.experiments.building import build
-    from bandits.experiments.registry import compose
+    from bandits.experiments.compose.building import build
+    from bandits.experiments.compose.registry import compose
     return build(OmegaConf.to_container(compose([f"algo={name}"]).algo, resolve=True), "algo")[1]
 
 
@@ -341,10 +341,10 @@ BOOKKEEPING_TARGET_MS = 0.2
 def sweep_in_process(cells: int, results: Path, *overrides: str) -> tuple[float, float, int]:
     """(wall seconds of plan + run + table, the kernels' seconds, shard files) of a sweep run
     in this process, after an untimed run that imports and compiles everything."""
-    from bandits.experiments.execution import execute
-    from bandits.experiments.gathering import gather
-    from bandits.experiments.planning import plan_config
-    from bandits.experiments.registry import compose
+    from bandits.experiments.compose.registry import compose
+    from bandits.experiments.run.execution import execute
+    from bandits.experiments.run.gathering import gather
+    from bandits.experiments.run.planning import plan_config
 
     def one(n, where):
         cfg = compose([*SWEEP_ARGS, f"trials={n}", f"results_dir={where}", *overrides])
@@ -390,9 +390,9 @@ def bookkeeping():
 WORKER_PROBE = """
 import sys, tempfile, time
 from pathlib import Path
-from bandits.experiments.execution import execute
-from bandits.experiments.planning import plan_config
-from bandits.experiments.registry import compose
+from bandits.experiments.run.execution import execute
+from bandits.experiments.run.planning import plan_config
+from bandits.experiments.compose.registry import compose
 tmp = Path(tempfile.mkdtemp())
 def once(name, n_jobs):
     plan = plan_config(compose([*{args!r}, "trials=2", f"n_jobs={{n_jobs}}", f"results_dir={{tmp / name}}"]))

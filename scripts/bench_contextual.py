@@ -33,8 +33,8 @@ import numpy as np
 sys.path.insert(0, {root!r})
 from omegaconf import OmegaConf
 from bandits.environments import DriftingContextual
-from bandits.experiments.building import build
-from bandits.experiments.registry import compose
+from bandits.experiments.compose.building import build
+from bandits.experiments.compose.registry import compose
 from bandits.simulation import learner_info
 
 def make():

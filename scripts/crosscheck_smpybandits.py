@@ -402,8 +402,8 @@ def import_project(project: Path | None):
 
 
 def make_env(name: str):
-    from bandits.experiments import registry
-    from bandits.experiments.building import build
+    from bandits.experiments.compose import registry
+    from bandits.experiments.compose.building import build
 
     cfg = {**registry.group_config("env", "piecewise_bernoulli"), **{**SCENARIOS, **SMALL_SCENARIOS}[name]}
     return build(cfg, "env")[1], cfg
@@ -440,8 +440,8 @@ def restart_count(derived: dict) -> float:
 
 def our_algorithm(name: str, spec: dict | None, allow_stand_ins: bool):
     """(object, config used, stand-in?) for our config ``name`` (or the override ``spec``)."""
-    from bandits.experiments import registry
-    from bandits.experiments.building import algorithm
+    from bandits.experiments.compose import registry
+    from bandits.experiments.compose.building import algorithm
 
     stand_in = False
     if spec is None:

@@ -1,8 +1,11 @@
 """Run the long contextual experiments (``make ctx-long``) and record what they cost.
 
+    python scripts/ctx_long.py --results results --release ctx-long
     python scripts/ctx_long.py --results results -- 'CMD' ['CMD' ...]
 
-runs ``python run.py commands CMD ...`` (one process for every command, as ``make figures``
+runs the release's command lines (those the studies declare for ``ctx-long``,
+:func:`bandits.experiments.studies.release_commands`), or the commands given, as
+``python run.py commands CMD ...`` (one process for every command, as ``make figures``
 does) and writes ``<results>/ctx_long_run.csv``: when it started and ended, its wall time, the
 peak resident memory of the whole process tree (the runner and its workers together, sampled
 every second from /proc) and of its largest single process, and the machine. docs/ada.md
@@ -78,8 +81,15 @@ def machine() -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results")
-    parser.add_argument("commands", nargs="+", help="run.py command lines, each one argument")
+    parser.add_argument("--release", default=None, help="run this release's command lines (ctx-long)")
+    parser.add_argument("commands", nargs="*", help="run.py command lines, each one argument")
     args = parser.parse_args(argv)
+    if args.release:
+        from bandits.experiments.studies import release_commands
+
+        args.commands = [*release_commands(args.release, results=args.results), *args.commands]
+    if not args.commands:
+        parser.error("give --release NAME or the command lines to run")
     peak = {"tree": 0, "process": 0}
     timings = Path(args.results) / "timings.csv"  # make figures' breakdown (docs/speed.md): kept as it was
     before = timings.read_bytes() if timings.exists() else None

@@ -11,7 +11,7 @@ CONF = ROOT / "conf"
 
 def compose(overrides=()):
     """Compose the project config exactly as run.py does."""
-    from bandits.experiments.registry import compose as registry_compose
+    from bandits.experiments.compose.registry import compose as registry_compose
 
     return registry_compose(overrides)
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bandits.experiments.figures import ada_long
 from bandits.experiments.figures.drawing import Drawing
+from bandits.experiments.studies import ctx_long_run as ada_long
 
 TS = [10_000, 31_623, 100_000, 316_228, 1_000_000]
 
@@ -96,7 +96,7 @@ def test_the_bootstrap_is_seeded(tmp_path):
 
 
 def test_long_timeline_csv_keeps_only_the_steps(tmp_path):
-    from bandits.experiments.figures import ada
+    from bandits.experiments.studies import ctx_synthetic as ada
 
     events = {"replays": [{"start": 100, "end": 300, "m": 1}], "blocks": [], "restarts": []}
     rows = pd.DataFrame([{"algo": "ada_iltcb_plus", "label": "ada_iltcb_plus", "T": 5000, "trial": 0,

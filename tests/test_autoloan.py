@@ -173,8 +173,8 @@ def test_real_schema_csv_runs_the_pipeline_end_to_end(tmp_path):
            f"results_dir={tmp_path}"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    from bandits.experiments import figures
-    figures.main(["--results", str(tmp_path)])
+    from bandits.experiments.plots import stage as plots
+    plots.main(["--results", str(tmp_path)])
     claims = pd.read_csv(tmp_path / "claims.csv")
     assert set(claims["source"]) == {"CPRM-12-001"} and (claims["figure"] == "fig5").sum() == 5
     assert (tmp_path / "figures" / "fig5.png").exists()

@@ -381,7 +381,7 @@ def test_a_damaged_table_is_rebuilt_from_its_cells(tmp_path, capsys):
 
 
 def test_a_full_disk_keeps_every_finished_cell(tmp_path, capsys, monkeypatch):
-    from bandits.experiments import shards
+    from bandits.experiments.store.table_store import shards
 
     real, calls = shards.atomic_write, {"n": 0}
 
@@ -417,7 +417,7 @@ def test_an_internal_error_exits_1_and_debug_shows_the_traceback(tmp_path, capsy
 
 
 def test_an_interrupt_exits_130_and_keeps_finished_cells(tmp_path, monkeypatch):
-    from bandits.experiments import worker
+    from bandits.experiments.run import worker
 
     real, calls = worker.run_cell, {"n": 0}
 

@@ -335,7 +335,7 @@ def without_the_cluster_extra(monkeypatch):
 
     from hydra.core.config_store import ConfigStore
 
-    from bandits.experiments.registry import compose
+    from bandits.experiments.compose.registry import compose
 
     compose([])  # Hydra has scanned its plugins: they have registered their configs, which are taken away
     launchers = ConfigStore.instance().repo["hydra"]["launcher"]

@@ -15,7 +15,8 @@ from bandits import simulate
 from bandits.environments import ContextualTable, Table, change_points
 from bandits.environments.base import CHANGE_POINT_SOURCES, COMPARATORS, EVALUATION_KEYS
 from bandits.errors import ConfigError
-from bandits.experiments import cli, registry
+from bandits.experiments import cli
+from bandits.experiments.compose import registry
 from bandits.simulation import evaluate, stream
 
 TWO_ARMS = ROOT / "examples" / "two_arms.csv"
@@ -285,7 +286,7 @@ def test_each_bad_change_point_setting_of_contextual_table_gives_its_paragraph(t
 def built_env(overrides):
     from omegaconf import OmegaConf
 
-    from bandits.experiments.building import build
+    from bandits.experiments.compose.building import build
 
     return build(OmegaConf.to_container(compose(overrides).env, resolve=True), "env")[1]
 

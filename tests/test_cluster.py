@@ -15,8 +15,8 @@ import pytest
 from conftest import ROOT, compose
 
 from bandits.experiments import figures
-from bandits.experiments.planning import plan_config
-from bandits.experiments.sweep import run_config
+from bandits.experiments.run.planning import plan_config
+from bandits.experiments.run.sweep import run_config
 
 SWEEP = ["algo=sw_ucb_obl", "env=sinusoid", "T=[2000,4000]", "trials=3", "seed=5"]
 SAME = lambda df: df.drop(columns=["wall_time_s"]).sort_values(["algo", "T", "trial"]).reset_index(drop=True)  # noqa

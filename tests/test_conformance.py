@@ -14,8 +14,8 @@ from conftest import compose
 from bandits.conformance import CHECKS, check, trial
 from bandits.environments import Table
 from bandits.environments.base import KIND_KEYS, LEARNER_KEYS, PROBLEM_KINDS, kind_of
-from bandits.experiments import registry
-from bandits.experiments.building import build
+from bandits.experiments.compose import registry
+from bandits.experiments.compose.building import build
 from bandits.simulation import evaluate, learner_info, problem_kinds, stream
 
 # every algorithm and environment config, the package's and your own (DRIFT_BANDITS_CONF)

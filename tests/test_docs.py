@@ -13,8 +13,12 @@ import pandas as pd
 import pytest
 from conftest import ROOT, compose
 
-from bandits.experiments import constants, doc_context, doc_format, doc_inputs, docs
-from bandits.experiments.sweep import run_config
+from bandits.experiments.docs import context as doc_context
+from bandits.experiments.docs import formats as doc_format
+from bandits.experiments.docs import inputs as doc_inputs
+from bandits.experiments.docs import render as docs
+from bandits.experiments.report import constants
+from bandits.experiments.run.sweep import run_config
 
 DOCS = ROOT / "docs"
 RESULTS = ROOT / "results"
@@ -65,7 +69,7 @@ def test_missing_input_stops_with_one_line_and_exit_code_2(tmp_path, missing, pa
     results = committed_results(tmp_path)
     (results / missing).unlink()
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "bandits.experiments.docs", "--results", str(results),
+    proc = subprocess.run([sys.executable, "-m", "bandits.experiments.docs.render", "--results", str(results),
                            "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()

@@ -57,7 +57,7 @@ def test_one_oful_radius_and_one_t_interval():
     assert sources_matching(r"math\.log\(\(1\.0 \+") == ["bandits/algorithms/tuning.py"]
     t_ppf = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "bandits" / "experiments").rglob("*.py"))
              if "t.ppf" in p.read_text()]
-    assert t_ppf == ["bandits/experiments/summary.py"]
+    assert t_ppf == ["bandits/experiments/report/summary.py"]
 
 
 def kernels():

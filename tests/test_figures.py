@@ -10,10 +10,12 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import ROOT, compose
 
-from bandits.experiments import figures, store
+from bandits.experiments import figures
 from bandits.experiments.figures.drawing import Drawing
-from bandits.experiments.sweep import run_config
-from bandits.experiments.worker import to_json
+from bandits.experiments.plots import stage as plots
+from bandits.experiments.run.sweep import run_config
+from bandits.experiments.run.worker import to_json
+from bandits.experiments.store import table_store as store
 
 
 def test_fitted_slope_recovers_a_power_law():
@@ -25,7 +27,7 @@ def test_plot_stage_writes_figures_data_and_claims(tmp_path):
     for exp in ("fig2a", "fig2b"):
         run_config(compose([f"+experiment={exp}", "trials=2", "T=[1500,3000]", f"results_dir={tmp_path}"]),
                    progress=False)
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     for name in ("fig2a", "fig2b"):
         for ext in ("png", "pdf", "csv"):
             assert (tmp_path / "figures" / f"{name}.{ext}").stat().st_size > 0
@@ -101,7 +103,7 @@ def test_piecewise_figures_and_claims(tmp_path):
         for seed in (0, 1):
             run_config(compose([f"+experiment={exp}_instances", "trials=2", "T=2000", f"seed={seed}",
                                 f"results_dir={tmp_path}"]), progress=False)
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     for name in ("fig3a", "fig3b", "fig4a", "fig4b"):
         for ext in ("png", "pdf", "csv"):
             assert (tmp_path / "figures" / f"{name}.{ext}").stat().st_size > 0
@@ -126,7 +128,7 @@ def test_piecewise_figures_and_claims(tmp_path):
 def test_modern_group_claims_keep_the_paper_statements_apart():
     """A later baseline below BOB / SW-UCB-opt makes the modern group claims disagree while
     the paper's statements, on the paper's algorithms only, still agree."""
-    from bandits.experiments.figures.piecewise import modern_claims, piecewise_claims
+    from bandits.experiments.studies.hedging_fig3_fig4 import modern_claims, piecewise_claims
 
     reg = pd.Series({"sw_ucb_opt": 3.0, "exp3s": 9.0, "bob": 10.0, "sw_ucb_obl": 20.0, "ucb": 30.0,
                      "d_linucb": 2.0, "restart_linucb": 4.0, "restart_linucb_bob": 12.0, "master_oful": 5.0})
@@ -162,7 +164,7 @@ def test_ctx_baselines_figures_and_claims(tmp_path):
                                    "T=3000", "trials=2", "n_jobs=1", "~algos.vw_cover",
                                    f"results_dir={tmp_path}"]), progress=False)
         assert {"iltcb", "oracle_restart", "epsilon_greedy", "exp4"} <= set(rows["algo"])
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     for name in ("ctx_baselines_S1", "ctx_baselines_S5"):
         assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 0
     claims = pd.read_csv(tmp_path / "claims.csv")
@@ -207,7 +209,7 @@ def test_plot_stage_survives_empty_partial_and_unreadable_tables(tmp_path, capsy
     window_sweep(tmp_path).to_parquet(tables / "adhoc.parquet")
     capsys.readouterr()  # the runs' own output
 
-    figures.main(["--results", str(results)])  # no exception
+    plots.main(["--results", str(results)])  # no exception
     out = capsys.readouterr()
     lines = notices(out.err + out.out)
     assert len([n for n in lines if n.startswith("notice: fig2b:")]) == 1 and "no rows" in " ".join(lines)
@@ -227,7 +229,7 @@ def test_plot_stage_survives_empty_partial_and_unreadable_tables(tmp_path, capsy
 
 
 def test_plot_stage_without_tables_says_so(tmp_path, capsys):
-    figures.main(["--results", str(tmp_path / "nothing")])
+    plots.main(["--results", str(tmp_path / "nothing")])
     assert notices(capsys.readouterr().err) == ["notice: plot stage: no folder nothing/tables; nothing to plot"]
 
 
@@ -238,7 +240,7 @@ def test_a_failing_module_costs_only_its_own_figures(tmp_path, capsys):
     fig5.drop(columns="env_info").to_parquet(tables / "fig5.parquet")
     window_sweep(tmp_path, T="500").to_parquet(tables / "adhoc.parquet")
     capsys.readouterr()
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     lines = notices(capsys.readouterr().err)
     assert lines == ["notice: fig5: fig5 failed (KeyError: 'env_info'); its figures and claims skipped"]
     assert (tmp_path / "figures" / "adhoc.png").exists() and not (tmp_path / "figures" / "fig5.png").exists()
@@ -249,7 +251,7 @@ def test_a_failing_module_costs_only_its_own_figures(tmp_path, capsys):
 def test_hyperparameter_sweep_gets_a_sweep_figure(tmp_path):
     (tmp_path / "tables").mkdir()
     window_sweep(tmp_path).to_parquet(tmp_path / "tables" / "sweep.parquet")
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     sweep = pd.read_csv(tmp_path / "figures" / "sweep_sweep_window.csv")
     assert sorted(sweep["value"]) == [200, 800] and set(sweep["parameter"]) == {"window"}
     assert set(sweep["algo"]) == {"sw_ucb"} and (sweep["T"] == 2000).all()
@@ -334,7 +336,7 @@ def test_ns_benchmark_leaderboard_and_claims(tmp_path):
     run_config(compose(["+experiment=ns_benchmark", "trials=3", "T=[1000,2000,4000]", f"results_dir={tmp_path}",
                         "~scenarios.slow_drift", "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small",
                         "~scenarios.stationary", *keep]), progress=False)
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     for scenario in ("abrupt_few", "suboptimal_changes"):
         assert (tmp_path / "figures" / f"ns_benchmark_{scenario}.png").stat().st_size > 0
     board = pd.read_csv(tmp_path / "figures" / "ns_benchmark_leaderboard.csv")
@@ -359,7 +361,7 @@ def test_ns_benchmark_leaderboard_and_claims(tmp_path):
 def test_master_detection_delay_rows():
     """C3 (ours): MASTER's delay against Ada-ILTCB+'s at every shift; when neither detects,
     both delays are censored and the row is not a comparison."""
-    from bandits.experiments.figures.ada import master_delays
+    from bandits.experiments.studies.ctx_synthetic import master_delays
 
     summary = pd.DataFrame({"shift": [0.25, 0.25, 1.0, 1.0], "algo": ["master_ctx", "ada_iltcb_plus"] * 2,
                             "mean_delay": [5000.0, 5000.0, 5000.0, 900.0], "detected_share": [0.0, 0.0, 0.0, 0.8]})
@@ -376,7 +378,7 @@ def test_ctx_data_figures_leaderboard_and_claims(tmp_path):
                                          "agrawal")]
     run_config(compose(["+experiment=ctx_data", "T=300", "trials=2", "n_jobs=1", f"results_dir={tmp_path}", *drop]),
                progress=False)
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     for name in ("ctx_data_segment_permuted", "ctx_data_sea"):
         assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 0
     board = pd.read_csv(tmp_path / "figures" / "ctx_data_leaderboard.csv")
@@ -426,7 +428,7 @@ def test_twenty_labels_get_distinct_colour_marker_pairs_deterministically():
 
 def group_rows(algos) -> pd.DataFrame:
     """Final-regret rows of shipped algorithm configs (their stored algo_params), three T."""
-    from bandits.experiments.registry import group_config
+    from bandits.experiments.compose.registry import group_config
 
     config = {"m_ucb_theorem": "m_ucb", "glr_klucb_alpha005": "glr_klucb"}  # keys of ns_benchmark's variants
     params = {a: json.dumps({**group_config("algo", config.get(a, a)), "label": None, "derived": {}}) for a in algos}
@@ -537,7 +539,7 @@ def timeline_rows() -> pd.DataFrame:
 
 
 def test_timeline_count_axis_has_integer_ticks(tmp_path, kept):
-    from bandits.experiments.figures import ada
+    from bandits.experiments.studies import ctx_synthetic as ada
 
     ada.timeline_figure(timeline_rows(), Drawing(tmp_path))
     (fig,) = kept().values()
@@ -582,7 +584,7 @@ def test_a_mixed_adhoc_table_gets_one_figure_per_problem(tmp_path, kept):
     for env in ("env=sinusoid", "env=piecewise_bernoulli", "env=piecewise_bernoulli env.n_changes=2"):
         run_config(compose(["algo=sw_ucb_obl", *env.split(), "experiment_name=mixed", "T=600", "trials=2",
                             f"results_dir={tmp_path}"]), progress=False)
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     made = sorted(p.name for p in (tmp_path / "figures").glob("*.png") if "_sweep_" not in p.name)
     assert made == ["mixed_piecewise_bernoulli_n_changes-2.png", "mixed_piecewise_bernoulli_n_changes-4.png",
                     "mixed_sinusoid.png"]  # never one axis for all three problems
@@ -603,7 +605,7 @@ def test_a_mixed_adhoc_table_gets_one_figure_per_problem(tmp_path, kept):
 
 def shipped_rows(name: str) -> pd.DataFrame:
     """The rows a full run of experiment ``name`` (no scenarios) stores, numbers aside."""
-    from bandits.experiments.figures import scale
+    from bandits.experiments.plots import scale
 
     shipped = scale.composed(name)
     env = to_json({k: v for k, v in shipped["env"].items() if k != "name"})
@@ -615,7 +617,7 @@ def shipped_rows(name: str) -> pd.DataFrame:
 
 
 def test_the_scale_check_compares_a_table_with_its_shipped_config():
-    from bandits.experiments.figures import scale
+    from bandits.experiments.plots import scale
 
     full = shipped_rows("fig2a")
     assert scale.run_scale("fig2a", full) == ""
@@ -632,7 +634,7 @@ def test_the_scale_check_compares_a_table_with_its_shipped_config():
 
 
 def test_the_scale_check_reads_the_full_runs_the_makefile_declares():
-    from bandits.experiments.figures import scale
+    from bandits.experiments.plots import scale
 
     make = (ROOT / "Makefile").read_text()
     # the first assignment is the full run's (SCALE=quick reassigns them later)
@@ -648,12 +650,12 @@ def test_the_scale_check_reads_the_full_runs_the_makefile_declares():
 
 
 def test_a_reduced_run_is_stamped_and_its_claims_say_so(tmp_path, kept, monkeypatch, capsys):
-    from bandits.experiments.figures import scale
+    from bandits.experiments.plots import scale
 
     run_config(compose(["+experiment=fig2a", "trials=2", "T=[1500,3000]", f"results_dir={tmp_path}"]),
                progress=False)
     capsys.readouterr()
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     stamp = "reduced scale: 2 of 50 trials, T up to 3000 (shipped up to 240000)"
     (fig,) = kept().values()
     assert " ".join(fig._suptitle.get_text().split()) == f"{stamp} \N{EM DASH} not the paper's figure"  # wrapped
@@ -677,7 +679,7 @@ def test_a_reduced_run_is_stamped_and_its_claims_say_so(tmp_path, kept, monkeypa
 
     for n in plt.get_fignums():
         plt.figure(n).clear()
-    figures.main(["--results", str(tmp_path), "--force"])  # the table is unchanged: only its shipped config
+    plots.main(["--results", str(tmp_path), "--force"])  # the table is unchanged: only its shipped config
     fig = [f for f in kept().values() if f.axes][0]
     assert fig._suptitle is None
     assert (pd.read_csv(tmp_path / "claims.csv")["scale"] == "paper").all()
@@ -685,7 +687,7 @@ def test_a_reduced_run_is_stamped_and_its_claims_say_so(tmp_path, kept, monkeypa
 
 
 def test_summary_counts_group_the_verdicts():
-    from bandits.experiments.figures.stage import verdict_counts
+    from bandits.experiments.plots.stage import verdict_counts
 
     words = ["agrees", "agrees", "disagrees: ours higher", "exceeds bound", "below bound", "below bound",
              "not measured", "odd"]
@@ -694,7 +696,7 @@ def test_summary_counts_group_the_verdicts():
 
 
 def test_old_claims_without_a_scale_column_are_paper(tmp_path):
-    from bandits.experiments import doc_inputs
+    from bandits.experiments.docs.render import inputs as doc_inputs
 
     pd.DataFrame([{"claim": "x", "figure": "fig9", "measured": 1, "expected": 1, "verdict": "agrees",
                    "source": "simulation", "code": ""}]).to_csv(tmp_path / "claims.csv", index=False)
@@ -722,8 +724,8 @@ def test_the_plot_stage_on_two_workers_writes_and_prints_what_one_process_does(t
     figures list and printed lines as --jobs 1."""
     import shutil
 
-    from bandits.experiments.figures import stage
-    from bandits.experiments.registry import compose
+    from bandits.experiments.compose.registry import compose
+    from bandits.experiments.plots import stage
 
     base, other = tmp_path / "a" / "results", tmp_path / "b" / "results"  # the same last two parts, as printed
     for overrides in (["+experiment=fig2a", "T=[300]", "trials=2"],

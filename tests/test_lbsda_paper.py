@@ -1,6 +1,6 @@
 """SW-LB-SDA's experiments as the authors' notebooks set them (YRussac/LB-SDA @ 1bdbf3a,
 Notebooks/expe_Bernoulli.ipynb cell 4, expe_Gaussian.ipynb cells 2 and 6-7), and the claims rules
-against the reads of their figures (bandits/experiments/figures/lbsda.py)."""
+against the reads of their figures (bandits/experiments/studies/lbsda_notebooks.py)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ T = 10000
 def scenario_envs(experiment: str) -> dict:
     from conftest import compose
 
-    from bandits.experiments.building import build
-    from bandits.experiments.setups import scenario_configs
+    from bandits.experiments.compose.building import build
+    from bandits.experiments.setup.setups import scenario_configs
 
     cfg = compose([f"+experiment={experiment}"])
     return {job.experiment_name.partition(".")[2]: build(job.env, "env")[1] for job in scenario_configs(cfg)}
@@ -96,21 +96,21 @@ def test_tuning_is_the_notebooks_formulas():
 
 def synthetic(name: str, change: dict | None = None, sd: float = 30.0, n: int = 600) -> pd.DataFrame:
     """Final-regret statistics equal to the figure reads, with ``change`` (key -> mean) applied."""
-    from bandits.experiments.figures import lbsda
+    from bandits.experiments.studies import lbsda_notebooks as lbsda
 
     means = {**lbsda.PROBLEMS[name]["reads"], **(change or {})}
     return pd.DataFrame({"mean": means, "sd": sd, "n": n})
 
 
 def claims(tmp_path, name, stats) -> pd.DataFrame:
-    from bandits.experiments.figures import lbsda
     from bandits.experiments.figures.drawing import Drawing
+    from bandits.experiments.studies import lbsda_notebooks as lbsda
 
     return pd.DataFrame(lbsda.problem_claims(Drawing(tmp_path), name, stats))
 
 
 def test_tolerance_is_fixed_as_the_module_says():
-    from bandits.experiments.figures import lbsda
+    from bandits.experiments.studies import lbsda_notebooks as lbsda
 
     stats = pd.Series({"mean": 0.0, "sd": 60.0, "n": 600})
     assert lbsda.tolerance(275.0, stats, deviating=False) == pytest.approx(0.10 * 275 + 0.05 * 275)
@@ -144,8 +144,8 @@ def test_failing_cases_disagree(tmp_path):
 
 
 def test_margin_claim_compares_the_two_gaussian_figures(tmp_path):
-    from bandits.experiments.figures import lbsda
     from bandits.experiments.figures.drawing import Drawing
+    from bandits.experiments.studies import lbsda_notebooks as lbsda
 
     fixed, varying = synthetic(lbsda.MARGIN["fixed"]), synthetic(lbsda.MARGIN["varying"])
     (row,) = lbsda.margin_claim(Drawing(tmp_path), fixed, varying)
@@ -162,7 +162,7 @@ def test_margin_claim_compares_the_two_gaussian_figures(tmp_path):
 def test_drawing_one_gaussian_table_alone_keeps_the_margin_row():
     """The margin claim combines E2 and E3: a draw of E3 alone (plots --experiment) dropped its
     row from claims.csv; it now replaces the row only when it draws both."""
-    from bandits.experiments.figures import lbsda
+    from bandits.experiments.studies import lbsda_notebooks as lbsda
 
     both = {lbsda.MARGIN["fixed"]: None, lbsda.MARGIN["varying"]: None}
     assert lbsda.MARGIN_FIGURE in lbsda.claim_figures(both)
@@ -170,8 +170,8 @@ def test_drawing_one_gaussian_table_alone_keeps_the_margin_row():
 
 
 def test_a_missing_algorithm_skips_its_claims(tmp_path):
-    from bandits.experiments.figures import lbsda
     from bandits.experiments.figures.drawing import Drawing
+    from bandits.experiments.studies import lbsda_notebooks as lbsda
 
     drawing = Drawing(tmp_path)
     stats = synthetic("lbsda_paper.bernoulli").drop(index="sw_lb_sda")
@@ -184,13 +184,13 @@ def test_a_missing_algorithm_skips_its_claims(tmp_path):
 def test_reduced_run_gives_the_tables_figures_and_claims(tmp_path):
     from conftest import compose
 
-    from bandits.experiments import figures
-    from bandits.experiments.sweep import run_config
+    from bandits.experiments.plots import stage as plots
+    from bandits.experiments.run.sweep import run_config
 
     for experiment in ("lbsda_paper", "lbsda_paper_gaussian"):
         run_config(compose([f"+experiment={experiment}", "horizon_scale=0.1", "trials=2", f"results_dir={tmp_path}"]),
                    progress=False)
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     for name in ("lbsda_paper.bernoulli", "lbsda_paper_gaussian.gaussian"):
         rows = pd.read_parquet(tmp_path / "tables" / f"{name}.parquet")
         assert rows["T"].unique().tolist() == [1000] and rows.groupby("label").size().eq(2).all()

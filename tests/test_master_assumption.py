@@ -9,8 +9,8 @@ from conftest import compose
 from omegaconf import OmegaConf
 
 from bandits.errors import ConfigError
-from bandits.experiments import registry
-from bandits.experiments.building import build
+from bandits.experiments.compose import registry
+from bandits.experiments.compose.building import build
 
 MASTERS = [name for name in registry.names("algo") if name.startswith("master")]
 PROBLEMS = {  # info of each kind, for K or d actions and N policies

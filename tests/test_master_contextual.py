@@ -196,7 +196,7 @@ def test_huge_change_fires_a_test_and_restarts():
     i = blocks.index(first)
     assert algo.events_["blocks"][i]["n"] == 0
     # the contextual figures read restarts as dicts with "round" (experiments/figures/ada.py)
-    from bandits.experiments.figures.ada import detection_delay
+    from bandits.experiments.studies.ctx_synthetic import detection_delay
 
     row = {"events": json.dumps(algo.events_), "T": T}
     assert detection_delay(row, T // 2) == (float(first - T // 2), True)

@@ -66,7 +66,7 @@ def test_two_experiments_sweeping_the_same_setting_share_no_output_file(tmp_path
     """The sweep's figure was figures/sweep_sweep_gamma.png for every experiment: a second sweep
     over gamma overwrote the first's. Every file the sweeps and the plot stage write is named
     after its experiment."""
-    from bandits.experiments.figures import stage
+    from bandits.experiments.plots import stage
 
     written = {}
     for name in ("first", "second"):
@@ -96,7 +96,7 @@ MINE = "algos.mine._target_=examples.my_policies.DiscountedMeans"
 
 
 def composed_algos(args: list[str]) -> list[str]:
-    from bandits.experiments.registry import compose
+    from bandits.experiments.compose.registry import compose
 
     return sorted(compose(cli.algo_list(args)).algos)
 
@@ -109,7 +109,7 @@ def test_a_shipped_benchmark_runs_with_exactly_the_users_list_of_algorithms():
 
 
 def test_the_benchmarks_own_configuration_of_a_listed_algorithm_is_kept():
-    from bandits.experiments.registry import compose
+    from bandits.experiments.compose.registry import compose
 
     shipped = compose([BENCH]).algos.glr_klucb_alpha005
     kept = compose(cli.algo_list([BENCH, "algos=[glr_klucb_alpha005]"])).algos.glr_klucb_alpha005
@@ -117,7 +117,7 @@ def test_the_benchmarks_own_configuration_of_a_listed_algorithm_is_kept():
 
 
 def test_a_shipped_benchmark_runs_with_its_list_plus_the_users():
-    from bandits.experiments.registry import compose
+    from bandits.experiments.compose.registry import compose
 
     shipped = sorted(compose([BENCH]).algos)
     assert composed_algos([BENCH, "+algos=[mine,w800:sw_ucb_gm]", MINE]) == sorted([*shipped, "mine", "w800"])

@@ -13,11 +13,13 @@ import pytest
 from conftest import ROOT, compose
 
 from bandits.experiments import figures
-from bandits.experiments.figures import charts, pooling, stage
+from bandits.experiments.figures import charts, pooling
 from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.knowledge import KNOWS_UPSILON, PARAMETER_FREE, TUNED, knowledge_group
-from bandits.experiments.regret_kind import DYNAMIC, FIXED_POLICY, regret_floor, regret_kind
-from bandits.experiments.sweep import run_config
+from bandits.experiments.plots import stage
+from bandits.experiments.plots import stage as plots
+from bandits.experiments.run.sweep import run_config
+from bandits.experiments.setup.regret_kind import DYNAMIC, FIXED_POLICY, regret_floor, regret_kind
 
 
 @pytest.fixture
@@ -57,7 +59,7 @@ def test_runs_with_different_root_seeds_get_a_curve_each_and_the_caption_names_t
     captioned "6 trials (one instance, noise varies)"."""
     for seed in (0, 1):
         run(tmp_path, "algo=ucb1", "env=piecewise_bernoulli", f"seed={seed}", trials=3)
-    figures.main(["--results", str(tmp_path), "--jobs", "1"])
+    plots.main(["--results", str(tmp_path), "--jobs", "1"])
     data = pd.read_csv(tmp_path / "figures" / "adhoc.csv")
     assert set(data["label"]) == {"ucb1 (seed=0)", "ucb1 (seed=1)"} and (data["trials"] == 3).all()
     (fig,) = kept().values()
@@ -94,7 +96,7 @@ def test_logged_data_without_change_points_is_regret_against_the_best_fixed_poli
     one fixed policy: drawn as "dynamic regret" with "noise varies" before."""
     run(tmp_path, *algos("iltcb", "epsilon_greedy"), "env=contextual_table", "env.source=supervised",
         f"env.path={ROOT / 'examples' / 'three_classes.csv'}", "experiment_name=logged", T=300)
-    figures.main(["--results", str(tmp_path), "--jobs", "1"])
+    plots.main(["--results", str(tmp_path), "--jobs", "1"])
     (fig,) = kept().values()
     ax = fig.axes[0]
     assert " ".join(ax.get_ylabel().split()) == "regret against the best fixed policy (mean over trials)"
@@ -121,7 +123,7 @@ def test_the_regret_kind_follows_the_comparator(env_info, kind, floor):
 
 def test_the_regret_kinds_comparators_are_the_environments():
     from bandits.environments.base import COMPARATORS
-    from bandits.experiments import regret_kind as rk
+    from bandits.experiments.setup import regret_kind as rk
 
     assert {rk.BEST_ACTION, rk.BEST_FIXED_POLICY, rk.BEST_POLICY_PER_PIECE, rk.BEST_POLICY_PER_ROUND} <= \
         set(COMPARATORS)
@@ -131,7 +133,7 @@ def test_the_regret_kinds_comparators_are_the_environments():
 
 def stored(config: str, **changes) -> str:
     """The algo_params a run of shipped config ``config`` stores, with ``changes`` set by hand."""
-    from bandits.experiments.registry import group_config
+    from bandits.experiments.compose.registry import group_config
 
     params = {k: v for k, v in group_config("algo", config).items() if k != "name"}
     return json.dumps({**params, **changes, "derived": {}})
@@ -161,7 +163,7 @@ def test_a_hand_tuned_sweep_is_legended_tuned(tmp_path, kept):
     """``-m algo=d_ucb algo.gamma=0.99,0.995`` put D-UCB under "told nothing (parameter-free)"."""
     for gamma in (0.99, 0.995):
         run(tmp_path, "algo=d_ucb", f"algo.gamma={gamma}", "env=piecewise_bernoulli", "experiment_name=g")
-    figures.main(["--results", str(tmp_path), "--jobs", "1"])
+    plots.main(["--results", str(tmp_path), "--jobs", "1"])
     for fig in kept().values():
         texts = legend_texts(fig.axes[0])
         assert TUNED in texts and PARAMETER_FREE not in texts
@@ -176,7 +178,7 @@ def final_rows(env_info: dict, regrets=(0.0, 0.5, 9.0)) -> pd.DataFrame:
 
 def test_a_regret_band_never_reaches_below_zero_and_says_it_is_clipped(tmp_path, kept):
     """With 3 trials the 95% t-interval of a pseudo-regret reached below 0."""
-    from bandits.experiments.summary import t_interval
+    from bandits.experiments.report.summary import t_interval
 
     rows = final_rows({"change_points": [50]})
     assert t_interval(rows["final_regret"])[1] < 0  # the interval as it was
@@ -202,7 +204,7 @@ def test_a_regret_band_never_reaches_below_zero_and_says_it_is_clipped(tmp_path,
 # ----------------------------------------------------------------------------- a single T, legends, banners
 
 def single_T_rows(T=2000) -> pd.DataFrame:
-    from bandits.experiments.registry import group_config
+    from bandits.experiments.compose.registry import group_config
 
     out = []
     for i, algo in enumerate(("glr_klucb", "m_ucb", "sw_ucb_opt", "ucb1")):
@@ -248,7 +250,7 @@ def test_a_reference_slope_is_listed_only_where_it_is_drawn():
 
 
 def test_the_timeline_lists_only_the_events_it_draws(tmp_path, kept):
-    from bandits.experiments.figures import ada
+    from bandits.experiments.studies import ctx_synthetic as ada
 
     events = {"replays": [], "blocks": [], "restarts": [{"round": 420}]}
     rows = pd.DataFrame([{"algo": "ada_iltcb_plus", "label": "ada_iltcb_plus", "T": 500, "trial": 0,
@@ -305,7 +307,7 @@ def test_any_experiment_with_several_algorithms_gets_its_leaderboard(tmp_path):
     """The leaderboard was written only for tables named ns_benchmark (and a few shipped ones)."""
     bench_mine(tmp_path, trials=3)
     run(tmp_path, *algos("ucb1", "exp3s"), "env=piecewise_bernoulli", "experiment_name=mine", T=200)
-    figures.main(["--results", str(tmp_path), "--jobs", "1"])
+    plots.main(["--results", str(tmp_path), "--jobs", "1"])
     folder = tmp_path / "figures"
     board = pd.read_csv(folder / "bench_mine_leaderboard.csv")
     assert set(board["scenario"]) == {"abrupt_few", "stationary"} and set(board["algo"]) == set(ONLY)
@@ -332,7 +334,7 @@ def test_two_experiments_with_the_same_sweep_share_no_file_the_plot_stage_writes
             run(tmp_path, "algo=d_ucb", f"algo.gamma={gamma}", "env=piecewise_bernoulli", f"experiment_name={name}",
                 T=200)
         run(tmp_path, "algo=ucb1", "env=piecewise_bernoulli", f"experiment_name={name}", T=200)
-    figures.main(["--results", str(tmp_path), "--jobs", "1"])
+    plots.main(["--results", str(tmp_path), "--jobs", "1"])
     made = {p.name for p in (tmp_path / "figures").iterdir()}
     stage_files = {"kernel_seconds.csv", ".plot_stamps.json"}
     own = {name: {m for m in made if m.startswith(f"{name}_") or m.startswith(f"{name}.")}

@@ -167,8 +167,8 @@ def scenario_envs(experiment: str) -> dict:
     """name -> environment object of every scenario of an experiment config."""
     from conftest import compose
 
-    from bandits.experiments.building import build
-    from bandits.experiments.setups import scenario_configs
+    from bandits.experiments.compose.building import build
+    from bandits.experiments.setup.setups import scenario_configs
 
     cfg = compose([f"+experiment={experiment}"])
     return {job.experiment_name.partition(".")[2] or job.experiment_name: build(job.env, "env")[1]
@@ -246,8 +246,8 @@ def test_every_published_experiment_runs_and_gets_its_figures_and_claims(tmp_pat
     import pandas as pd
     from conftest import compose
 
-    from bandits.experiments import figures
-    from bandits.experiments.sweep import run_config
+    from bandits.experiments.plots import stage as plots
+    from bandits.experiments.run.sweep import run_config
 
     for experiment, T in EXPERIMENTS.items():
         run_config(compose([f"+experiment={experiment}", "trials=2", f"T=[{T}]", f"results_dir={tmp_path}"]),
@@ -255,7 +255,7 @@ def test_every_published_experiment_runs_and_gets_its_figures_and_claims(tmp_pat
     for seed in (0, 1):
         run_config(compose(["+experiment=master_geo", "trials=1", "T=[1000]", f"seed={seed}", "~scenarios.worst_xi03",
                             f"results_dir={tmp_path}"]), progress=False)
-    figures.main(["--results", str(tmp_path)])
+    plots.main(["--results", str(tmp_path)])
     out = tmp_path / "figures"
     tables = sorted(p.stem for p in (tmp_path / "tables").glob("*.parquet"))
     assert len(tables) == 3 + 1 + 1 + 1 + 2 + 2 + 2 + 1 + 1 + 12 + 11
@@ -280,7 +280,7 @@ def test_every_published_experiment_runs_and_gets_its_figures_and_claims(tmp_pat
 def test_published_tolerance_is_the_larger_of_25_percent_and_3_se():
     import pandas as pd
 
-    from bandits.experiments.figures import published
+    from bandits.experiments.studies import published_experiments as published
 
     stats = pd.Series({"mean": 130.0, "sd": 10.0, "n": 100})
     assert published.tolerance(100.0, stats) == pytest.approx(25.0)  # 25% of 100 > 3 * 1

@@ -38,11 +38,11 @@ COMMANDS = quoted_commands()
 def check_runner_command(args: list[str]) -> None:
     """The command line's own pre-flight, but for the results folder (a quoted folder such
     as /shared/results is the reader's, not this machine's)."""
-    from bandits.experiments.checks import check_setup
     from bandits.experiments.cli import SUBCOMMANDS, algo_list
-    from bandits.experiments.composition import jobs
-    from bandits.experiments.registry import compose
-    from bandits.experiments.setups import scenario_configs, setup_from_config
+    from bandits.experiments.compose.composition import jobs
+    from bandits.experiments.compose.registry import compose
+    from bandits.experiments.setup.checks import check_setup
+    from bandits.experiments.setup.setups import scenario_configs, setup_from_config
 
     if args and args[0] in SUBCOMMANDS:
         proc = subprocess.run([sys.executable, "run.py", args[0], "--help"], cwd=ROOT, capture_output=True,

@@ -11,10 +11,11 @@ import pytest
 from conftest import ROOT, compose
 
 from bandits import simulation
-from bandits.experiments import building, planning
-from bandits.experiments.planning import plan_config
-from bandits.experiments.setups import scenario_configs, setup_key
-from bandits.experiments.sweep import run_config
+from bandits.experiments.compose import building
+from bandits.experiments.run import planning
+from bandits.experiments.run.planning import plan_config
+from bandits.experiments.run.sweep import run_config
+from bandits.experiments.setup.setups import scenario_configs, setup_key
 
 SMALL = ["T=[1500,3000]", "trials=3", "seed=11"]
 
@@ -51,7 +52,7 @@ def test_code_change_never_reuses_a_cell(tmp_path, monkeypatch):
 
 
 def test_interrupt_loses_no_finished_cell(tmp_path, monkeypatch):
-    from bandits.experiments import worker
+    from bandits.experiments.run import worker
 
     real_run = worker.run_cell
     calls = {"n": 0}
@@ -158,7 +159,7 @@ def test_a_user_label_names_the_configuration(tmp_path):
 
 
 def test_labels_tell_apart_exactly_what_differs():
-    from bandits.experiments.labels import assign_labels
+    from bandits.experiments.compose.labels import assign_labels
 
     def row(algo, params, env="sinusoid", env_params=None):
         return {"algo": algo, "env": env, "algo_params": json.dumps(params), "env_params": json.dumps(env_params or {})}
@@ -180,9 +181,9 @@ def test_labels_tell_the_kl_ucb_variants_apart():
     """The index of a change-detection or forgetting baseline is part of its label: by its
     config's name (m_klucb, d_klucb, ...) or, for one config with ``index`` overridden, by
     the setting that differs; the figures name each variant."""
+    from bandits.experiments.compose.labels import assign_labels
     from bandits.experiments.figures.common import LABELS
-    from bandits.experiments.figures.nonstationary import LABELS as NS_LABELS  # noqa: F401  (fills LABELS)
-    from bandits.experiments.labels import assign_labels
+    from bandits.experiments.studies.ns_benchmark import LABELS as NS_LABELS  # noqa: F401  (fills LABELS)
 
     def row(algo, **params):
         return {"algo": algo, "env": "piecewise_bernoulli", "algo_params": json.dumps(params), "env_params": "{}"}
@@ -223,8 +224,9 @@ def test_fingerprint_covers_what_produces_the_numbers_and_nothing_else(tmp_path)
     root = project_copy(tmp_path)
     results = tmp_path / "results"
     assert cells_to_run(root, results) == 2
-    for edited in ("bandits/experiments/figures/common.py", "bandits/experiments/summary.py",
-                   "bandits/experiments/store.py", "bandits/experiments/cli.py", "bandits/experiments/labels.py"):
+    for edited in ("bandits/experiments/figures/common.py", "bandits/experiments/report/summary.py",
+                   "bandits/experiments/store/table_store.py", "bandits/experiments/cli.py",
+                   "bandits/experiments/compose/labels.py"):
         with open(root / edited, "a") as fh:
             fh.write("\n# a comment: plotting, summary, store and CLI code do not produce numbers\n")
     assert cells_to_run(root, results) == 0  # finished cells reused
@@ -245,13 +247,13 @@ def test_a_user_policy_source_is_part_of_the_cell_identity(tmp_path, monkeypatch
     run_cfg(tmp_path / "r", *args[1:])
     assert len(plan_config(compose(SMALL + args)).todo) == 0
     module.write_text(module.read_text() + "# edited\n")
-    from bandits.experiments import fingerprint
+    from bandits.experiments.store.table_store import fingerprint
     fingerprint.source_hash.cache_clear()
     assert len(plan_config(compose(SMALL + args)).todo) == 1
 
 
 def test_summary_fits_in_100_columns():
-    from bandits.experiments.summary import summary_text
+    from bandits.experiments.report.summary import summary_text
 
     rows = pd.DataFrame({"label": ["x" * 150, "short"], "T": [10, 10], "final_regret": [1.0, 2.0],
                          "final_reward": [3.0, 4.0], "wall_time_s": [0.1, 0.2]})
@@ -313,7 +315,7 @@ def test_a_commands_scenarios_run_as_one_stream_of_batches_and_their_timings_add
     batch), each is gathered into its own table, and their rows in timings.csv follow one
     another (each starts where the one before ended), so that docs/speed.md's sum of wall times
     is the command's span."""
-    from bandits.experiments import execution, sweep
+    from bandits.experiments.run import execution, sweep
 
     calls = []
     stream = execution.execute
@@ -410,7 +412,8 @@ def test_a_sweep_over_root_seeds_composes_its_config_once_before_the_jobs(tmp_pa
     seed); Hydra's launcher composes nothing more. Every seed still runs, into one table."""
     from hydra._internal.config_loader_impl import ConfigLoaderImpl
 
-    from bandits.experiments import cli, registry
+    from bandits.experiments import cli
+    from bandits.experiments.compose import registry
 
     composed, loaded, checked = [], [], []
     compose_, load = registry.compose, ConfigLoaderImpl.load_sweep_config
@@ -418,7 +421,7 @@ def test_a_sweep_over_root_seeds_composes_its_config_once_before_the_jobs(tmp_pa
                         compose_(overrides, hydra))
     monkeypatch.setattr(ConfigLoaderImpl, "load_sweep_config",
                         lambda self, *a, **k: loaded.append(1) or load(self, *a, **k))
-    from bandits.experiments import sweep
+    from bandits.experiments.run import sweep
     setups = sweep.job_setups
     monkeypatch.setattr(sweep, "job_setups", lambda cfg, cache=None: checked.append(1) or setups(cfg, cache))
     args = ["-m", "algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=1", "seed=0,1,2",
@@ -442,7 +445,9 @@ def test_a_sweep_is_one_stream_whose_tables_equal_its_jobs_run_one_by_one(tmp_pa
     when the stream reaches it (no worker waits at a job's end), each table written once, by its
     last plan. The tables are bit-identical to those of the same jobs run one by one, each its
     own command (the wall-time column aside)."""
-    from bandits.experiments import cli, execution, store, sweep
+    from bandits.experiments import cli
+    from bandits.experiments.run import execution, sweep
+    from bandits.experiments.store import table_store as store
 
     streams, written = [], []
     stream, merge = execution.execute, store.merge_into_table
@@ -482,7 +487,8 @@ def test_each_jobs_summary_is_labelled_as_its_table_then_is(tmp_path, capsys):
 def test_a_table_held_back_is_written_when_the_sweep_stops(tmp_path, monkeypatch):
     """Interrupted before the last job of a table, a sweep still writes the table with the cells
     of the jobs that ran (the sweep's Tables, flushed on the way out)."""
-    from bandits.experiments import cli, sweep
+    from bandits.experiments import cli
+    from bandits.experiments.run import sweep
 
     finished = sweep.SweepRun.finished
     seen = []

@@ -17,12 +17,13 @@ import pytest
 from conftest import ROOT, compose
 
 from bandits import simulate
-from bandits.experiments import shards, store
-from bandits.experiments.batching import Batches
-from bandits.experiments.gathering import gather
-from bandits.experiments.planning import plan, plan_config
-from bandits.experiments.setups import setup_from_config
-from bandits.experiments.sweep import run_config
+from bandits.experiments.run.batching import Batches
+from bandits.experiments.run.gathering import gather
+from bandits.experiments.run.planning import plan, plan_config
+from bandits.experiments.run.sweep import run_config
+from bandits.experiments.setup.setups import setup_from_config
+from bandits.experiments.store import shards
+from bandits.experiments.store import table_store as store
 
 SWEEP = ["~algo", "+algo@algos.sw_ucb_obl=sw_ucb_obl", "+algo@algos.exp3s=exp3s", "env=sinusoid", "T=[2000,4000]",
          "trials=3", "seed=5"]
@@ -149,11 +150,11 @@ def test_workers_import_only_what_a_cell_needs(tmp_path):
     payload.write_bytes(pickle.dumps((meta, plan.setup.env, plan.instances[200], batch, 10.0)))
     probe = f"""
 import pickle, sys
-from bandits.experiments.worker import run_batch
+from bandits.experiments.run.worker import run_batch
 done = run_batch(*pickle.loads(open({str(payload)!r}, 'rb').read()))
 print(len(done.rows["cell_key"]))
 print(' '.join(sorted(m for m in ('pandas', 'pyarrow', 'hydra', 'omegaconf', 'tqdm', 'matplotlib', 'joblib',
-                                  'bandits.experiments.sweep', 'bandits.experiments.store',
+                                  'bandits.experiments.run.sweep', 'bandits.experiments.store.table_store',
                                   'bandits.environments.autoloan', 'bandits.algorithms.glr') if m in sys.modules)))
 """
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=300)
@@ -199,8 +200,8 @@ def test_a_runs_rows_have_the_columns_of_its_table_and_a_sweep_draws_its_figure(
     """The merge holds repeated strings as categories; the rows a run returns must not: they
     have the dtypes a read of the table gives, and a -m sweep's combined figure is drawn from
     them (a category column does not add to a string)."""
-    from bandits.experiments.labels import assign_labels
-    from bandits.experiments.sweep_report import sweep_figure
+    from bandits.experiments.compose.labels import assign_labels
+    from bandits.experiments.plots.sweep_report import sweep_figure
 
     jobs = window_sweep(tmp_path)
     table = pd.read_parquet(tmp_path / "tables" / "windows.parquet")
@@ -214,8 +215,8 @@ def test_a_runs_rows_have_the_columns_of_its_table_and_a_sweep_draws_its_figure(
 def test_a_sweep_over_algorithms_at_one_horizon_draws_regret_against_t(tmp_path):
     """A run hands the sweep its light rows; regret against t needs the curves, which the
     sweep reads back from each job's table by cell key (the figure failed with a KeyError)."""
-    from bandits.experiments.labels import assign_labels
-    from bandits.experiments.sweep_report import sweep_figure, with_curves
+    from bandits.experiments.compose.labels import assign_labels
+    from bandits.experiments.plots.sweep_report import sweep_figure, with_curves
 
     jobs = [(tmp_path, run_config(compose([f"algo={a}", "env=piecewise_bernoulli", "T=500", "trials=2",
                                            f"results_dir={tmp_path}"]), progress=False))
@@ -235,8 +236,8 @@ def test_a_sweep_over_algorithms_at_one_horizon_draws_regret_against_t(tmp_path)
 
 def test_a_sweeps_figure_data_names_the_code_behind_it(tmp_path):
     """A run's light rows carry the code version, so a -m sweep's figure records it like any other."""
-    from bandits.experiments.labels import assign_labels
-    from bandits.experiments.sweep_report import sweep_figure
+    from bandits.experiments.compose.labels import assign_labels
+    from bandits.experiments.plots.sweep_report import sweep_figure
 
     jobs = window_sweep(tmp_path)
     rows = pd.concat(jobs, ignore_index=True)

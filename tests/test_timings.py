@@ -6,10 +6,12 @@ under its experiment and sums them by hand."""
 import pandas as pd
 import pytest
 
-from bandits.experiments import doc_context, doc_inputs, timings
-from bandits.experiments.figures import stage
-from bandits.experiments.registry import compose
-from bandits.experiments.sweep import run_config as run
+from bandits.experiments.compose.registry import compose
+from bandits.experiments.docs import context as doc_context
+from bandits.experiments.docs import inputs as doc_inputs
+from bandits.experiments.plots import stage
+from bandits.experiments.run import timings
+from bandits.experiments.run.sweep import run_config as run
 
 
 def test_each_run_appends_one_row_with_its_cells_and_times(tmp_path):
@@ -88,7 +90,7 @@ def test_a_summarys_kernel_time_per_cell_never_exceeds_its_work_per_cell():
     planned ahead of its turn hardly has) by its cells and set the kernels' sum next to it."""
     import re
 
-    from bandits.experiments.summary import timing_text
+    from bandits.experiments.report.summary import timing_text
 
     # a job whose batches ran while the job before it ran: 0.03 s of its own wall time, 9.6 s of work
     text = timing_text(0.03, 21, 2, {"worker_s": 9.7, "kernel_s": 9.6, "warm_s": 0.05})
@@ -102,7 +104,7 @@ def test_compiling_kernels_is_reported_on_its_own_line_not_per_cell():
     19 s into 6849 ms "per cell" and named it nowhere."""
     import re
 
-    from bandits.experiments.summary import timing_text
+    from bandits.experiments.report.summary import timing_text
 
     text = timing_text(20.5, 3, 1, {"worker_s": 19.2, "kernel_s": 0.0132, "warm_s": 19.0})
     first, second = text.splitlines()

@@ -53,7 +53,7 @@ def call_problem(policy, method: str, positional: tuple, keywords: tuple) -> str
 
 def protocol_problems(policy, way: str) -> list[str]:
     """What is wrong with the methods and declarations of ``policy``, a policy of route ``way``."""
-    from bandits.experiments.messages import did_you_mean
+    from bandits.experiments.compose.messages import did_you_mean
 
     problems = [p for m, (pos, kw) in CALLS[way].items() if (p := call_problem(policy, m, pos, kw))]
     declared = getattr(policy, "problem_kinds", None)
@@ -112,8 +112,8 @@ ONLY_STORE = "only store them (validate in check_params(), convert or compute in
 def parameter_problems(policy) -> list[str]:
     """scikit-learn's rule: after ``__init__`` every argument is an attribute of its own name
     holding the value given (``is``), nothing else was set, and so
-    :func:`bandits.experiments.params.constructor_params` records every argument as used."""
-    from bandits.experiments.params import constructor_params
+    :func:`bandits.experiments.compose.params.constructor_params` records every argument as used."""
+    from bandits.experiments.compose.params import constructor_params
 
     cls = type(policy)
     try:

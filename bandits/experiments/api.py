@@ -33,16 +33,17 @@ import pandas as pd
 
 from bandits.algorithms.protocol import is_protocol_policy
 from bandits.errors import ConfigError
-from bandits.experiments import registry
-from bandits.experiments.adaptive_trials import auto_trials, run_auto
-from bandits.experiments.building import algorithm, build
-from bandits.experiments.execution import execute
-from bandits.experiments.gathering import gather
-from bandits.experiments.names import check_algo_key, file_name
-from bandits.experiments.params import recorded_params
-from bandits.experiments.planning import plan
-from bandits.experiments.setups import LIMITS, SEED_MAX, Setup, horizons
-from bandits.experiments.store import ORDER
+from bandits.experiments.compose import registry
+from bandits.experiments.compose.building import algorithm, build
+from bandits.experiments.compose.names import check_algo_key, file_name
+from bandits.experiments.compose.params import recorded_params
+from bandits.experiments.run.adaptive_trials import run_auto
+from bandits.experiments.run.execution import execute
+from bandits.experiments.run.gathering import gather
+from bandits.experiments.run.planning import plan
+from bandits.experiments.setup.auto_trials import auto_trials
+from bandits.experiments.setup.setups import LIMITS, SEED_MAX, Setup, horizons
+from bandits.experiments.store.table_store import ORDER
 from bandits.simulation import guarded
 
 
@@ -177,7 +178,7 @@ def simulate(env, algos, T, trials: int | str = 10, seed: int = 0, n_jobs: int =
     (a ``ValueError``) with one paragraph naming the argument and what it takes.
     ``trials="auto"`` adds trials in looks until every algorithm is told apart from the best
     (``auto``: first, step, max_trials, precision, confidence, as the command line's ``auto.*``;
-    :mod:`bandits.experiments.adaptive_trials`); the verdict is the table's ``attrs["auto"]``."""
+    :mod:`bandits.experiments.run.adaptive_trials`); the verdict is the table's ``attrs["auto"]``."""
     _check_env(env)
     _check_algos(algos)
     Ts = _horizons(T)

@@ -91,7 +91,7 @@ def build(target: str, params: dict):
     ``params`` (a misspelt one gets a "did you mean")."""
     from hydra.utils import get_class
 
-    from bandits.experiments.building import check_parameters
+    from bandits.experiments.compose.building import check_parameters
 
     check_parameters("policy", target, list(params), head=f"drift-bandits check {target}")
     cls = get_class(target)

@@ -3,9 +3,9 @@ checkout, ``python run.py ...``; multirun sweeps with ``-m``.
 
 A command is one sweep (one job, or every point of a ``-m`` sweep), and its path is the data's:
 Hydra composes every job (:mod:`composition`), each is checked into its setups before any runs
-(:func:`bandits.experiments.sweep.command_jobs`: config values, data files, algorithm /
+(:func:`bandits.experiments.run.sweep.command_jobs`: config values, data files, algorithm /
 environment pairs, memory, the results folder), and the sweep runs as one plan in this process
-(:func:`bandits.experiments.sweep.run_sweep`), logging each job into the folder Hydra would give
+(:func:`bandits.experiments.run.sweep.run_sweep`), logging each job into the folder Hydra would give
 it (:mod:`run_folders`). Where a launcher must start the jobs (submitit's SLURM or local
 launcher: a process per job), Hydra launches them, each running its own sweep of one job.
 
@@ -29,9 +29,9 @@ import hydra
 from omegaconf import DictConfig
 
 from bandits.errors import ConfigError
-from bandits.experiments.composition import HYDRA_OWN, compose_jobs, launched_here
+from bandits.experiments.compose.composition import HYDRA_OWN, compose_jobs, launched_here
+from bandits.experiments.compose.package import CONF, EXAMPLES
 from bandits.experiments.outcomes import BAD_INPUT, INTERRUPTED, OK, report, wants_debug
-from bandits.experiments.package import CONF, EXAMPLES
 
 
 def _importable_cwd() -> None:
@@ -41,16 +41,16 @@ def _importable_cwd() -> None:
 
 def algo_list(argv: list[str]) -> list[str]:
     """``algos=[...]`` (exactly these algorithms) and ``+algos=[...]`` (these added to the
-    experiment's) as the overrides that compose them: :mod:`bandits.experiments.algo_lists`."""
-    from bandits.experiments.algo_lists import expand
+    experiment's) as the overrides that compose them: :mod:`bandits.experiments.compose.algo_lists`."""
+    from bandits.experiments.compose.algo_lists import expand
 
     return expand(argv)
 
 
 def entry(argv: list[str]) -> int:
     """Run a command (the arguments after the program name); return its exit code."""
-    from bandits.experiments.registry import searchpath_override
-    from bandits.experiments.sweep import command_jobs
+    from bandits.experiments.compose.registry import searchpath_override
+    from bandits.experiments.run.sweep import command_jobs
 
     _importable_cwd()
     multirun = [a for a in argv if a in ("-m", "--multirun")]  # Hydra wants the flag before the overrides
@@ -79,8 +79,8 @@ def entry(argv: list[str]) -> int:
 def run_here(jobs: list, composed: list, settings: dict, multirun: bool, debug: bool) -> int:
     """The command's jobs as one sweep in this process, each logging into its run folder; after
     a -m sweep, one combined summary and figure."""
-    from bandits.experiments.run_folders import RunFolders
-    from bandits.experiments.sweep import run_sweep
+    from bandits.experiments.run.run_folders import RunFolders
+    from bandits.experiments.run.sweep import run_sweep
 
     folders = RunFolders(settings, [(c.overrides, c.config) for c in composed], multirun)
     for job, logger in zip(jobs, folders.open(), strict=True):
@@ -98,7 +98,7 @@ def run_here(jobs: list, composed: list, settings: dict, multirun: bool, debug: 
     finally:
         folders.close(forget=dry or code == BAD_INPUT)  # a single run that ran nothing leaves no folder
     if code == OK and multirun and len(jobs) > 1 and not dry:
-        from bandits.experiments.sweep_report import sweep_summary
+        from bandits.experiments.plots.sweep_report import sweep_summary
 
         results = [job.setups[0].results_dir for job in jobs]
         sweep_summary(list(zip(results, rows, strict=True)), [c.overrides for c in composed])
@@ -125,7 +125,7 @@ def through_hydra(argv: list[str]) -> int:
 def app(cfg: DictConfig) -> None:
     """One job, in a process Hydra launched for it: run it as a sweep of one job; on failure,
     one paragraph and the exit code."""
-    from bandits.experiments.sweep import run_config
+    from bandits.experiments.run.sweep import run_config
 
     _importable_cwd()
     try:
@@ -193,7 +193,7 @@ Docs, shipped with the package (drift-bandits docs lists them; --out DIR writes 
 and `python -m pydoc bandits`.
 """
 
-SUBCOMMANDS = ("plots", "docs", "collect", "examples", "commands", "check")
+SUBCOMMANDS = ("plots", "docs", "collect", "examples", "commands", "check", "release")
 
 
 def commands(argv: list[str]) -> int:
@@ -227,6 +227,36 @@ def commands(argv: list[str]) -> int:
     return OK
 
 
+def release(argv: list[str]) -> int:
+    """``drift-bandits release [figures|ctx-long]``: run every experiment a release ships, as
+    the studies declare them (:func:`bandits.experiments.studies.release_commands`), in one
+    process (:func:`commands`); ``make figures`` and ``make ctx-long`` call it."""
+    import argparse
+
+    from bandits.experiments import studies
+
+    parser = argparse.ArgumentParser(prog="drift-bandits release", description=release.__doc__.splitlines()[0])
+    parser.add_argument("release", nargs="?", default=studies.FIGURES, choices=studies.RELEASES)
+    parser.add_argument("--scale", default="full", choices=studies.SCALES,
+                        help="quick: a tenth of the horizons (a quarter for the contextual ones) and 3 trials")
+    parser.add_argument("--ctx-scale", default="quick", choices=studies.CTX_SCALES,
+                        help="paper: the contextual experiments C1-C3 at T up to 1e5")
+    parser.add_argument("--results", default="results", help="the results folder (default: results)")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--list", action="store_true", help="print the command lines, one a line, and run nothing")
+    shown.add_argument("--experiments", action="store_true",
+                       help="print the release's experiments, separated by commas, and run nothing")
+    args = parser.parse_args(argv)
+    if args.experiments:
+        print(",".join(run.experiment for run in studies.runs(args.release)))
+        return OK
+    lines = studies.release_commands(args.release, args.scale, args.ctx_scale, args.results)
+    if args.list:
+        print("\n".join(lines))
+        return OK
+    return commands(lines)
+
+
 def examples(argv: list[str]) -> int:
     """``drift-bandits examples [DIR]``: copy the example policy and problems into DIR
     (default ./examples), so that the tour's commands run from any folder."""
@@ -249,7 +279,7 @@ def examples(argv: list[str]) -> int:
 
 
 def subcommand(name: str, argv: list[str]) -> int:
-    """The stages behind the subcommands: plots, docs, collect, examples, commands, check."""
+    """The stages behind the subcommands: plots, docs, collect, examples, commands, check, release."""
     if name == "examples":
         return examples(argv)
     if name == "check":  # the conformance suite on a policy of your own
@@ -259,12 +289,14 @@ def subcommand(name: str, argv: list[str]) -> int:
         return check(argv)
     if name == "commands":
         return commands(argv)
+    if name == "release":
+        return release(argv)
     if name == "plots":
-        from bandits.experiments.figures.stage import main as plots
+        from bandits.experiments.plots.stage import main as plots
 
         return plots(argv)  # OK, or BAD_INPUT for an --experiment that names no table
     if name == "docs":  # the guides shipped with the package (--render: a checkout's docs from its results)
-        from bandits.experiments.guide import main as docs
+        from bandits.experiments.docs.guide import main as docs
 
         return docs(argv)
     from bandits.experiments.collect import collect

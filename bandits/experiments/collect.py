@@ -16,12 +16,12 @@ from __future__ import annotations
 import sys
 
 from bandits.errors import ConfigError
-from bandits.experiments.composition import hydra_error, unknown_key
-from bandits.experiments.gathering import gather
+from bandits.experiments.compose.composition import hydra_error, unknown_key
+from bandits.experiments.compose.registry import compose
 from bandits.experiments.outcomes import BAD_INPUT, MISSING_CELLS, OK
-from bandits.experiments.planning import plan_config
-from bandits.experiments.registry import compose
-from bandits.experiments.setups import scenario_configs
+from bandits.experiments.run.gathering import gather
+from bandits.experiments.run.planning import plan_config
+from bandits.experiments.setup.setups import scenario_configs
 
 
 def collect(overrides: list[str]) -> int:

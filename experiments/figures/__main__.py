@@ -1,5 +1,5 @@
 """``python -m experiments.figures [--results DIR]``: the plot stage of :mod:`bandits.experiments.figures`."""
 
-from bandits.experiments.figures.stage import main
+from bandits.experiments.plots.stage import main
 
 main()

@@ -24,7 +24,7 @@ Readability, one helper each, used by every figure:
   cannot show);
 * captions say what was pooled (:func:`bandits.experiments.figures.pooling.pooled_text`:
   instances, root seeds, whether noise varies) and what the regret is measured against
-  (:func:`say_regret`, :mod:`bandits.experiments.regret_kind`); a figure of regret against
+  (:func:`say_regret`, :mod:`bandits.experiments.setup.regret_kind`); a figure of regret against
   T at a single T is a bar chart (:mod:`bandits.experiments.figures.bars`); a legend lists
   only what is drawn;
 * :func:`~bandits.experiments.figures.axes.log_axis`: log axes label their decades, and 2
@@ -35,7 +35,7 @@ Readability, one helper each, used by every figure:
   :func:`~bandits.experiments.figures.axes.mark_changes`: the change rounds the environment
   reported (evaluation data, ``env_info``) as thin vertical lines on figures against t;
 * the run scale: a figure drawn from a table of a reduced run carries a banner saying so
-  (the stage's scale check, :mod:`bandits.experiments.figures.scale`, recorded in the
+  (the stage's scale check, :mod:`bandits.experiments.plots.scale`, recorded in the
   :class:`~bandits.experiments.figures.drawing.Drawing`), wrapped to fit the figure like its
   footer (:mod:`bandits.experiments.figures.layout`).
 
@@ -78,7 +78,7 @@ from bandits.experiments.figures.layout import axis_label, place_texts  # noqa: 
 from bandits.experiments.figures.names import LABELS, is_highlighted, parse_highlight  # noqa: E402
 from bandits.experiments.figures.pooling import pooled_text  # noqa: E402
 from bandits.experiments.figures.styles import MARKEVERY, curve_styles  # noqa: E402
-from bandits.experiments.regret_kind import DYNAMIC, rows_regret_kind  # noqa: E402
+from bandits.experiments.setup.regret_kind import DYNAMIC, rows_regret_kind  # noqa: E402
 
 
 def in_order(labels, order) -> list:
@@ -174,7 +174,7 @@ def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo", legend_
     when the data span several T: a reference over one T would be a point, listed but not
     drawn). ``groups``: label -> knowledge group (:func:`knowledge_groups`), for the legend;
     ``highlight``: the configurations drawn thicker and on top (:func:`draw_curves`);
-    ``regret``: what the regret is (:mod:`bandits.experiments.regret_kind`), for the y axis."""
+    ``regret``: what the regret is (:mod:`bandits.experiments.setup.regret_kind`), for the y axis."""
     log_axis(ax, "both")
 
     def text(label, d):

@@ -28,9 +28,9 @@ from bandits.experiments.figures.knowledge import (  # noqa: F401 -- the groups,
     TUNED,
     knowledge_group,
 )
-from bandits.experiments.figures.names import LABELS  # noqa: F401 -- named here for bandits.experiments.docs
-from bandits.experiments.regret_kind import rows_regret_floor
-from bandits.experiments.summary import bounded_t_interval
+from bandits.experiments.figures.names import LABELS  # noqa: F401 -- named here for bandits.experiments.docs.render
+from bandits.experiments.report.summary import bounded_t_interval
+from bandits.experiments.setup.regret_kind import rows_regret_floor
 
 LINE_WIDTH = 100  # notices and the printed claims table fit a terminal this wide
 MIN_HORIZONS = 3  # the slope rule (package docstring)
@@ -131,7 +131,7 @@ def regret_by_T(rows: pd.DataFrame, key: str = "algo") -> pd.DataFrame:
     """Mean final regret and 95% band per (configuration, T). The configuration is the
     row's label (else algo); ``key`` names its column (paper CSVs keep the name ``algo``).
     The band is the t-interval, its lower edge clipped at 0 where the regret cannot be
-    negative (:func:`bandits.experiments.regret_kind.rows_regret_floor`;
+    negative (:func:`bandits.experiments.setup.regret_kind.rows_regret_floor`;
     :func:`bandits.experiments.figures.charts.clipped`)."""
     out = []
     floor = rows_regret_floor(rows)
@@ -145,7 +145,7 @@ def stored_curves(rows: pd.DataFrame, column: str, firsts) -> tuple[dict, object
     """The checkpoints of the rows at positions ``firsts`` (position -> array) and a function
     of row positions giving the matrix of their ``column`` curves (one row each). From the rows
     themselves when they hold the column, else read by cell key from their tables' files
-    (:data:`FILE_COLUMN`, by :func:`bandits.experiments.store.select_rows`: a batch at a time,
+    (:data:`FILE_COLUMN`, by :func:`bandits.experiments.store.table_store.select_rows`: a batch at a time,
     only these rows, as Arrow arrays with no object per row)."""
     if column in rows.columns:
         return ({i: np.asarray(rows["checkpoints"].iloc[i]) for i in firsts},
@@ -153,7 +153,7 @@ def stored_curves(rows: pd.DataFrame, column: str, firsts) -> tuple[dict, object
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from bandits.experiments.store import select_rows
+    from bandits.experiments.store.table_store import select_rows
 
     keys = pd.Index(pd.unique(rows["cell_key"].to_numpy()))  # a row given twice is read once
     of_row = keys.get_indexer(rows["cell_key"].to_numpy())

@@ -1,6 +1,6 @@
 """One plot stage's drawing: where it draws and what it records as it draws (:class:`Drawing`).
 
-The plot stage (:func:`bandits.experiments.figures.stage.plot`) makes one :class:`Drawing` per
+The plot stage (:func:`bandits.experiments.plots.stage.plot`) makes one :class:`Drawing` per
 run and hands it down explicitly: to every module's ``draw(tables, drawing)``, to the figure
 helpers (:func:`~bandits.experiments.figures.charts.loglog_figure`,
 :func:`~bandits.experiments.figures.charts.curve_figure`,

@@ -8,7 +8,7 @@ with different parameters, into one table): each environment configuration (the 
 column and the ``env_params`` JSON) gets figures of its own, named ``<table>_<problem>``
 (just ``<table>`` when the table holds one problem) and titled with the environment's name
 and, in brackets, the parameters that tell it apart from the table's other configurations
-of that environment, as the labels do (:mod:`bandits.experiments.labels`). Within a problem
+of that environment, as the labels do (:mod:`bandits.experiments.compose.labels`). Within a problem
 the curves are labelled afresh among its own rows (no bracket naming the environment).
 Runs with different root seeds (different instances) get a curve per seed where that stays
 readable, else pooled curves whose caption names the seeds
@@ -30,7 +30,7 @@ readable, else pooled curves whose caption names the seeds
   scenario per table's scenario, problem and root seed, and the overall ranking across
   them when there are several (``<experiment>_leaderboard_overall.csv``).
 
-The regret is named for what it is (:mod:`bandits.experiments.regret_kind`): dynamic regret,
+The regret is named for what it is (:mod:`bandits.experiments.setup.regret_kind`): dynamic regret,
 or the regret against the best fixed policy where no change point is known. Each figure's
 CSV holds the numbers plotted. Generic tables make no claims.
 """
@@ -46,6 +46,7 @@ import textwrap
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from bandits.experiments.compose.labels import _flatten, _text, assign_labels
 from bandits.experiments.figures import leaderboard as leaderboards
 from bandits.experiments.figures.axes import log_axis
 from bandits.experiments.figures.charts import (
@@ -64,16 +65,15 @@ from bandits.experiments.figures.layout import axis_label
 from bandits.experiments.figures.leaderboard import leaderboard
 from bandits.experiments.figures.names import LABELS
 from bandits.experiments.figures.pooling import pooled_text, seeds_of, separate_seeds
-from bandits.experiments.labels import _flatten, _text, assign_labels
-from bandits.experiments.regret_kind import DYNAMIC, rows_regret_kind
-from bandits.experiments.timings import experiment_group
+from bandits.experiments.run.timings import experiment_group
+from bandits.experiments.setup.regret_kind import DYNAMIC, rows_regret_kind
 
 LOG_SPAN = 10.0  # a sweep's x-axis is logarithmic when its positive values span more than this factor
 
 
 def experiment_of(table: str) -> str:
     """The experiment of a table: ``bench_mine`` for ``bench_mine.abrupt_few`` (a dot before a
-    digit is the name's own: :func:`bandits.experiments.timings.experiment_group`)."""
+    digit is the name's own: :func:`bandits.experiments.run.timings.experiment_group`)."""
     return str(experiment_group(pd.Series([table])).iloc[0])
 
 

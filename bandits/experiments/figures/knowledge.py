@@ -143,7 +143,7 @@ def told_group(algo_params: str | None) -> str:
 def package_configs() -> dict:
     """class path -> {config name: its keys} of the package's own algorithm configs
     (``bandits/conf/algo``; a folder of your own configs is yours, set by hand)."""
-    from bandits.experiments.registry import CONF, config_file, names, raw_config
+    from bandits.experiments.compose.registry import CONF, config_file, names, raw_config
 
     out: dict = {}
     for name in names("algo"):

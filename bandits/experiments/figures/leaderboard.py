@@ -19,8 +19,8 @@ import pandas as pd
 from scipy import stats
 
 from bandits.experiments.figures.drawing import code_versions
-from bandits.experiments.regret_kind import rows_regret_floor
-from bandits.experiments.summary import bounded_t_interval
+from bandits.experiments.report.summary import bounded_t_interval
+from bandits.experiments.setup.regret_kind import rows_regret_floor
 
 BOOTSTRAP = {"n_resamples": 2000, "seed": 0}
 ORACLES = ("oracle_restart_ucb",)  # the shipped experiments' oracle reference, by algorithm key

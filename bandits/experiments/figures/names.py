@@ -30,7 +30,7 @@ CORE_LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": 
                "master_oful": "MASTER-OFUL", "master_oful_nolog": "MASTER-OFUL (earlier reading)",
                "master_ctx": "MASTER (epsilon-greedy, ours)", "master_iltcb": "MASTER-ILTCB",
                "d_lints": "D-LinTS (authors' code)", "d_randlinucb": "D-RandLinUCB (authors' code)"}
-# The non-stationary benchmark's and its sensitivity runs' (bandits.experiments.figures.nonstationary).
+# The non-stationary benchmark's and its sensitivity runs' (bandits.experiments.studies.ns_benchmark).
 BENCHMARK_LABELS = {"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson sampling", "d_ucb": "D-UCB",
                     "sw_ucb_gm": "SW-UCB (G&M)", "discounted_ts": "discounted TS", "sw_ts": "SW-TS",
                     "ds_ts": "DS-TS (Gaussian)", "ds_ts_authors": "DS-TS (authors' code)",
@@ -65,7 +65,7 @@ BENCHMARK_LABELS = {"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson sa
                     "master_iltcb_log2T": "MASTER-ILTCB, epochs from order floor(log2 T)",
                     "master_iltcb_every_round": "MASTER-ILTCB, OP solved every round (Alg. 12)",
                     "restart_linucb_corrected": "RestartUCB, period of the corrected analysis"}
-# The published experiments' (bandits.experiments.figures.published): where a key is named above
+# The published experiments' (bandits.experiments.studies.published_experiments): where a key is named above
 # too, this name is the one shown.
 PUBLISHED_LABELS = {
     "oracle_restart_klucb": "kl-UCB restarted at true changes (oracle)",

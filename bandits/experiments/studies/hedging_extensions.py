@@ -1,0 +1,82 @@
+"""Issue 7: generalized linear (``ext_glb``, hedging §8.3) and combinatorial semi-bandit
+(``ext_semibandit``, §8.4) slopes against hedging Table 2, and the lower-bound instance
+(``lower_bound``, §4): every linear algorithm against the Omega(d^(2/3) B_T^(1/3) T^(2/3))
+curve. No experiment of the paper; claims: each slope roughly matches Table 2's rate, and
+no algorithm beats the lower-bound rate.
+"""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from bandits.experiments.figures.charts import (
+    Entry,
+    band_footer,
+    clipped,
+    grouped_legend,
+    loglog_figure,
+    plot_loglog,
+    save_figure,
+    with_slopes,
+)
+from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
+from bandits.experiments.figures.common import knowledge_groups, regret_by_T
+from bandits.experiments.figures.drawing import Drawing
+from bandits.experiments.figures.names import LABELS
+from bandits.experiments.figures.pooling import pooled_text
+from bandits.experiments.studies import Run
+
+EXT_THEORY = {
+    # Table 2 with B_T fixed: known B_T (opt) d^(2/3) B_T^(1/3) T^(2/3) -> 2/3; the oblivious window
+    # B_T T^(2/3) -> 2/3; BOB adds d^(1/2) T^(3/4) (semi-bandit d^(1/4) m^(3/4) T^(3/4)) -> 3/4.
+    "ext_glb": {"sw_ucb_glb_opt": (2 / 3, "2/3"), "sw_ucb_glb_obl": (2 / 3, "2/3"), "bob_glb": (0.75, "3/4"),
+                "glm_ucb": (float("nan"), "none")},
+    "ext_semibandit": {"sw_ucb_comb_opt": (2 / 3, "2/3"), "sw_ucb_comb_obl": (2 / 3, "2/3"),
+                       "bob_semibandit": (0.75, "3/4"), "cucb": (float("nan"), "none")},
+}
+EXPERIMENTS = (Run("ext_glb"), Run("ext_semibandit"), Run("lower_bound"))
+TABLES = (*EXT_THEORY, "lower_bound")
+LOWER_BOUND_SLOPE = 2 / 3
+
+
+def draw(tables: dict, drawing: Drawing) -> list[dict]:
+    claims = []
+    for name, theory in EXT_THEORY.items():
+        if name not in tables:
+            continue
+        data = loglog_figure(tables[name], name, f"{name}: dynamic regret against T (hedging Table 2)", theory,
+                             drawing)
+        for algo, (exponent, label) in theory.items():
+            if np.isfinite(exponent) and have(drawing, name, data["algo"], [algo]):  # NaN: no rate to check
+                claims.append(slope_claim(f"{LABELS.get(algo, algo)} regret slope roughly matches theory", name,
+                                          data[data["algo"] == algo], f"{label} ({exponent:.3f}) +- {SLOPE_TOLERANCE}",
+                                          lambda slope, exponent=exponent: slope_verdict(slope, exponent)))
+    if "lower_bound" in tables:
+        claims += lower_bound(tables["lower_bound"], drawing)
+    return claims
+
+
+def lower_bound(rows: pd.DataFrame, drawing: Drawing) -> list[dict]:
+    """Every algorithm's regret against T with the lower-bound curve (constant 1) stored
+    in ``env_info``; claim: no fitted slope below 2/3 - tolerance."""
+    data = with_slopes(regret_by_T(rows), {})
+    curve = rows.groupby("T")["env_info"].first().map(lambda s: json.loads(s)["lower_bound_curve"])
+    fig, ax = plt.subplots(figsize=(6.0, 4.4))
+    entries = plot_loglog(ax, data, {}, groups=knowledge_groups(rows), highlight=drawing.highlight)
+    line, = ax.plot(curve.index, curve.values, "k--", lw=1, label="d^(2/3) B_T^(1/3) T^(2/3) (constant 1)",
+                    marker="x" if len(curve) == 1 else None)  # one T: a line of no length would not show
+    grouped_legend(ax, [*entries, Entry(line, line.get_label())], fontsize=8, loc="upper left")
+    ax.set_title("Lower-bound instance (hedging §4): d = 5, B_T = 1", fontsize=10)
+    claims = [slope_claim(f"{LABELS.get(algo, algo)} cannot beat the Omega(d^(2/3) B_T^(1/3) T^(2/3)) rate "
+                          "(fitted slope)", "lower_bound", d, f">= 2/3 - {SLOPE_TOLERANCE}",
+                          lambda slope: verdict(slope >= LOWER_BOUND_SLOPE - SLOPE_TOLERANCE))
+              for algo, d in data.groupby("algo")]
+    data = data.drop(columns=["fitted_slope", "theory_slope"])  # the CSV's columns as before
+    data["lower_bound_curve"] = data["T"].map(curve)
+    data["code"] = drawing.record_versions(rows, "lower_bound")
+    save_figure(fig, data, drawing, "lower_bound", band_footer(ax, data["trials"], pooled_text(rows), clipped(data)))
+    return claims
