@@ -1,14 +1,13 @@
 """Plot stage: figures, their CSV and the claims table from small tables."""
 
 import json
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import ROOT, compose
+from conftest import compose
 
 from bandits.experiments import figures
 from bandits.experiments.figures.drawing import Drawing
@@ -631,22 +630,6 @@ def test_the_scale_check_compares_a_table_with_its_shipped_config():
     assert scale.run_scale("adhoc", full[full["trial"] < 2]) == ""  # no shipped config: unaffected
     assert scale.experiment_of("ns_benchmark.stationary") == "ns_benchmark"
     assert scale.experiment_of("ctx_delay_shift0.25") == "ctx_delay"
-
-
-def test_the_scale_check_reads_the_full_runs_the_makefile_declares():
-    from bandits.experiments.plots import scale
-
-    make = (ROOT / "Makefile").read_text()
-    # the first assignment is the full run's (SCALE=quick reassigns them later)
-    seeds = {name: int(re.search(rf"^{name} := range\((\d+)\)", make, re.M).group(1))
-             for name in ("SEEDS", "MASTER_SEEDS")}
-    instances = re.search(r"^INSTANCE_EXPERIMENTS := (.+)$", make, re.M).group(1).split()
-    assert scale.SEED_SWEEPS == {**{e: seeds["SEEDS"] for e in instances}, "master_geo": seeds["MASTER_SEEDS"]}
-    assert re.search(r"-m \+experiment=master_geo \"seed=\$\(MASTER_SEEDS\)\"", make)
-    ctx = re.search(r"^CTX_EXPERIMENTS := (.+)$", make, re.M).group(1).split()
-    paper_T = json.loads(re.search(r'^CTX_ARGS := "T=(\[[\d,]+\])"', make, re.M).group(1))
-    delay_T = int(re.search(r"^CTX_DELAY_ARGS := T=(\d+)", make, re.M).group(1))
-    assert scale.OTHER_FULL_HORIZONS == {**{e: paper_T for e in ctx}, "ctx_delay": [delay_T]}
 
 
 def test_a_reduced_run_is_stamped_and_its_claims_say_so(tmp_path, kept, monkeypatch, capsys):

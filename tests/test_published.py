@@ -280,7 +280,7 @@ def test_every_published_experiment_runs_and_gets_its_figures_and_claims(tmp_pat
 def test_published_tolerance_is_the_larger_of_25_percent_and_3_se():
     import pandas as pd
 
-    from bandits.experiments.studies import published_experiments as published
+    from bandits.experiments.figures import published
 
     stats = pd.Series({"mean": 130.0, "sd": 10.0, "n": 100})
     assert published.tolerance(100.0, stats) == pytest.approx(25.0)  # 25% of 100 > 3 * 1

@@ -144,3 +144,68 @@ def test_no_import_circle_among_the_packages_modules():
 def test_the_circle_finder_finds_a_circle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+# The runner's stages in the order the data flows (docs/architecture.md): a stage imports only
+# the stages before it. The store stands before the run, which reads it (the cells done) and
+# writes it (the cells new); the report (means, intervals, the printed summary) before the run,
+# whose adaptive trials read intervals; the drawing library before the studies, so it imports
+# none. The modules at the top (the commands: cli, api, check_command, collect, outcomes) may
+# import any stage; no stage imports them. A package's __main__ is an entry point, like them.
+STAGES = ("compose", "setup", "store", "report", "run", "figures", "studies", "plots", "docs")
+TOP = "top"
+
+
+def stage_of(module: str) -> str | None:
+    """The stage of a module of the runner, TOP for its top-level modules, None outside it."""
+    parts = module.split(".")
+    if parts[:2] != ["bandits", "experiments"]:
+        return None
+    return parts[2] if len(parts) > 2 and parts[2] in STAGES else TOP
+
+
+def backward_imports(graph: dict) -> list:
+    """The imports that run against the stages' order: "a (stage) imports b (stage)"."""
+    found = []
+    for module, imported in sorted(graph.items()):
+        mine = stage_of(module)
+        if mine in (None, TOP) or module.endswith(".__main__"):
+            continue
+        for other in sorted(imported):
+            theirs = stage_of(other)
+            if theirs is None or theirs == mine:
+                continue
+            if theirs == TOP or STAGES.index(theirs) > STAGES.index(mine):
+                found.append(f"{module} ({mine}) imports {other} ({theirs})")
+    return found
+
+
+def test_each_stage_imports_only_the_stages_before_it():
+    found = backward_imports(import_graph())
+    assert not found, "imports against the order of the stages " + " < ".join(STAGES) + ":\n" + "\n".join(found)
+
+
+def test_the_stage_check_finds_an_import_against_the_order():
+    graph = {"bandits.experiments.figures.charts": {"bandits.experiments.studies.hedging_fig2"},
+             "bandits.experiments.setup.checks": {"bandits.experiments.compose.registry",
+                                                  "bandits.experiments.cli"},
+             "bandits.experiments.plots.__main__": {"bandits.experiments.cli"},
+             "bandits.experiments.cli": {"bandits.experiments.docs.render"}}
+    assert backward_imports(graph) == [
+        "bandits.experiments.figures.charts (figures) imports bandits.experiments.studies.hedging_fig2 (studies)",
+        "bandits.experiments.setup.checks (setup) imports bandits.experiments.cli (top)"]
+
+
+def test_the_runner_is_its_stages_and_a_few_commands():
+    """bandits/experiments/ holds its stages (each a package, named in docs/architecture.md in
+    order) and at most 10 modules of its own."""
+    top = sorted(p.name for p in RUNNER.glob("*.py"))
+    assert len(top) <= 10, top
+    packages = sorted(p.name for p in RUNNER.iterdir() if (p / "__init__.py").is_file())
+    assert packages == sorted(STAGES)
+    architecture = (ROOT / "docs" / "templates" / "architecture.md.j2").read_text()
+    places = [architecture.index(f"`{stage}/`") for stage in STAGES]
+    assert places == sorted(places), "docs/architecture.md names the stages out of order"
+    for stage in STAGES:
+        doc = ast.get_docstring(ast.parse((RUNNER / stage / "__init__.py").read_text()))
+        assert doc and doc.splitlines()[0].startswith(f"Stage {STAGES.index(stage) + 1}, {stage}:"), stage

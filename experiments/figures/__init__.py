@@ -1,2 +1,2 @@
 """Shortcut of a checkout: ``python -m experiments.figures`` is ``drift-bandits plots``
-(:mod:`bandits.experiments.figures`)."""
+(:mod:`bandits.experiments.plots`)."""

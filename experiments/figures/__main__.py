@@ -1,4 +1,4 @@
-"""``python -m experiments.figures [--results DIR]``: the plot stage of :mod:`bandits.experiments.figures`."""
+"""``python -m experiments.figures [--results DIR]``: the plot stage of :mod:`bandits.experiments.plots`."""
 
 from bandits.experiments.plots.stage import main
 

@@ -65,7 +65,7 @@ BENCHMARK_LABELS = {"ucb1": "UCB1", "kl_ucb": "kl-UCB", "thompson": "Thompson sa
                     "master_iltcb_log2T": "MASTER-ILTCB, epochs from order floor(log2 T)",
                     "master_iltcb_every_round": "MASTER-ILTCB, OP solved every round (Alg. 12)",
                     "restart_linucb_corrected": "RestartUCB, period of the corrected analysis"}
-# The published experiments' (bandits.experiments.studies.published_experiments): where a key is named above
+# The published experiments' (the studies glr_experiments, dlinucb_notebooks, master_geo): where a key is named above
 # too, this name is the one shown.
 PUBLISHED_LABELS = {
     "oracle_restart_klucb": "kl-UCB restarted at true changes (oracle)",

@@ -112,3 +112,8 @@ def release_commands(release: str = FIGURES, scale: str = "full", ctx_scale: str
         key = (*extra, *scale_args(run, scale, results))
         groups.setdefault(key, []).append(run.experiment)
     return [" ".join(["-m", f"+experiment={','.join(names)}", *key]) for key, names in groups.items()]
+
+
+def catalogue(among=None) -> dict:
+    """study -> the experiments it ships (docs/architecture.md's table)."""
+    return {short_name(m): [run.experiment for run in m.EXPERIMENTS] for m in (among or studies())}

@@ -73,7 +73,7 @@ TABLES = ("lbsda_paper*.*",)
 #    (published.REL_TOL), where a documented difference of rule remains (DEVIATING: an
 #    exploration term in log of another clock, forced pulls after a reset);
 #  * Z = 3 standard errors of our mean: chance alone in a run of fewer trials (the larger of
-#    the two wins, as in published.py).
+#    the two wins, as in figures/published.py).
 READ_ERROR = 0.05
 REL_MATCHED = 0.10
 REL_DEVIATING = 0.25

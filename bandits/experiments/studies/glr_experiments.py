@@ -1,4 +1,4 @@
-"""Each baseline against its own paper's experiment, where the setup is public.
+"""GLR-klUCB against its own papers' experiments.
 
 * ``glr_thesis*.<problem>``: GLR-klUCB's experiments as Besson's thesis, chapter 6, defines
   them (Naereen/phd-thesis, ``2-Chapters/6-Chapter/nonstatbandits/NonStatB.tex``,
@@ -11,16 +11,9 @@
 * ``glr_journal*.<problem>``: the journal version's problems and policies as the authors'
   Julia code runs them (EmilieKaufmann/PiecewiseStationaryBandits). The journal's text (its
   tables) was not readable here: figures and a leaderboard, no claims.
-* ``dlinucb_<scenario>.<scenario>``: D-LinUCB's two notebooks (YRussac/WeightedLinearBandits,
-  ``Experiments/exp_ABRUPT_ENV_NEW.ipynb``, ``exp_SLOW_ENV_NEW.ipynb``). Claims: our final
-  regret against the values read off the notebooks' stored figure (``fig/regret_abrupt.png``,
-  ``fig/regret_smooth.png``, identical to the notebooks' 100-run outputs), and the orderings
-  the figure shows.
-* ``master_geo*.<problem>``: Gerogiannis, Huang & Veeravalli's MASTER experiment
-  (Grimoid/Is-BB-NS-RL-Feasible). Claims: their abstract's two statements, per problem.
 
-Every tolerance below was fixed before any of these experiments ran (the commit that adds
-this module precedes their first run).
+The tolerance rule is the published experiments' (:mod:`bandits.experiments.figures.published`),
+fixed before any of these experiments ran.
 """
 
 from __future__ import annotations
@@ -30,34 +23,16 @@ import json
 import numpy as np
 import pandas as pd
 
-from bandits.experiments.figures import leaderboard as leaderboards
-from bandits.experiments.figures.charts import curve_figure
 from bandits.experiments.figures.claims import have, verdict
 from bandits.experiments.figures.drawing import Drawing
-from bandits.experiments.figures.leaderboard import leaderboard
 from bandits.experiments.figures.names import LABELS
+from bandits.experiments.figures.published import claim_figures, draw_published, figure_name, number_claim, tolerance
 from bandits.experiments.studies import Run
 
-# Each baseline against its own paper's published experiment; Gerogiannis et al.'s MASTER
-# experiment draws a new instance for every run: a sweep over root seeds.
-EXPERIMENTS = (*(Run(name) for name in ("glr_thesis", "glr_thesis_pb4_10k", "glr_thesis_pb3", "glr_thesis_pb5",
-                                        "glr_thesis_ucb", "glr_journal", "glr_journal_k5", "dlinucb_abrupt",
-                                        "dlinucb_smooth", "master_geo_unif")),
-               Run("master_geo", seeds=50))
-TABLES = ("glr_thesis*.*", "glr_journal*.*", "dlinucb_*.*", "master_geo*.*")
-
-# ----------------------------------------------------------------------------- tolerances
-# A published mean regret is reproduced when ours is within the larger of
-#  * REL_TOL of it: the sources leave constants unstated that move a mean by tens of per
-#    cent without changing the algorithm (tie rules, the UCB padding, deterministic against
-#    random forced exploration, Delta n / Delta s); the chapter's own two runs of the same
-#    algorithm and problem (its tables at T = 5000 against the UCB / kl-UCB table) differ
-#    by more than that, so 25% is a strict reading of "the same number";
-#  * Z combined standard errors, sqrt(sd_ours^2 / n_ours + sd_pub^2 / n_pub): chance alone
-#    (Z = 3: a two-sided 0.3% false alarm per row when both means estimate the same value).
-# A value read off a figure gets its reading error on top (READ_ERROR, one pixel pair).
-REL_TOL = 0.25
-Z = 3.0
+EXPERIMENTS = tuple(Run(name) for name in ("glr_thesis", "glr_thesis_pb4_10k", "glr_thesis_pb3", "glr_thesis_pb5",
+                                            "glr_thesis_ucb", "glr_journal", "glr_journal_k5"))
+TABLES = ("glr_thesis*.*", "glr_journal*.*")
+__all__ = ["EXPERIMENTS", "TABLES", "claim_figures", "draw"]
 
 # ----------------------------------------------------------------------------- the thesis's numbers
 # table:6:totalResults1 and table:6:totalResults2, "Mean regret +- 1 std-dev": (mean, sd).
@@ -137,85 +112,17 @@ THESIS_BEST = {"glr_thesis.pb1": "glr_klucb", "glr_thesis.pb2": "glr_klucb", "gl
                "glr_thesis_pb4_10k.pb4": "glr_klucb", "glr_thesis_pb3.pb3": "cusum_klucb",
                "glr_thesis_pb5.pb5": "thompson"}
 
-# ----------------------------------------------------------------------------- D-LinUCB's figure
-# Final regret (t = 6000) read off fig/regret_abrupt.png and fig/regret_smooth.png (the README's
-# figures; byte-identical to the notebooks' stored 100-run outputs) at the lines' right ends,
-# pixel rows converted with the y-axis ticks (abrupt: 67 px per 1000; smooth: 41.6 px per 250).
-# READ_ERROR: +-1.5 px. dLinUCB (abrupt 2650, smooth 1505) and LinUCB-OR (abrupt 157) have no
-# counterpart here.
-DLINUCB_READ = {"dlinucb_abrupt.abrupt": {"d_linucb": 978.0, "sw_linucb": 750.0, "linucb": 4175.0},
-                "dlinucb_smooth.smooth": {"d_linucb": 232.0, "sw_linucb": 287.0, "linucb": 1435.0}}
-READ_ERROR = {"dlinucb_abrupt.abrupt": 25.0, "dlinucb_smooth.smooth": 10.0}
-# The orderings the figure shows at t = 6000: (lower, higher).
-DLINUCB_ORDER = {"dlinucb_abrupt.abrupt": [("sw_linucb", "d_linucb"), ("d_linucb", "linucb")],
-                 "dlinucb_smooth.smooth": [("d_linucb", "sw_linucb"), ("sw_linucb", "linucb")]}
-
-# ----------------------------------------------------------------------------- MASTER
-MASTER_DETECTORS = ("glr_klucb_global", "qcd_klucb")
-
-ORDER = ["oracle_restart_klucb", "oracle_restart_ucb", "glr_klucb", "glr_klucb_global", "glr_klucb_code",
-         "glr_klucb_code_global", "glr_klucb_opt", "glr_klucb_opt_global", "qcd_klucb", "cusum_klucb",
-         "cusum_klucb_code", "cusum_klucb_m400", "cusum_ucb", "cusum_ucb_code", "m_klucb", "m_klucb_code",
-         "m_klucb_w800", "m_ucb", "m_ucb_code", "master_ucb", "master_ucb_reimpl", "d_klucb", "d_klucb_code",
-         "sw_klucb_gm", "discounted_ts", "exp3s", "kl_ucb", "thompson", "d_linucb", "sw_linucb", "linucb"]
-# The display names of these experiments' algorithms and variants: names.PUBLISHED_LABELS.
-
-
-def figure_name(table: str) -> str:
-    return table.replace(".", "_")
-
 
 def draw(tables: dict, drawing: Drawing) -> list[dict]:
-    claims, boards = [], []
-    for name in sorted(tables):
-        experiment, _, scenario = name.partition(".")
-        rows = tables[name]
-        if "seed" in rows.columns and rows["seed"].nunique() > 1:  # a sweep over instances: one trial key
-            rows = rows.assign(trial=rows["seed"].astype(np.int64) * 1_000_000 + rows["trial"].astype(np.int64))
-        last = rows[rows["T"] == rows["T"].max()]
-        curve_figure(last, figure_name(name), "regret_curve", "dynamic regret (mean over trials)",
-                     f"{experiment}: {scenario.replace('_', ' ')} (T = {int(last['T'].iloc[0])})", drawing, ORDER)
-        boards.append(leaderboard(rows, scenario).assign(experiment=experiment))
-        stats = final_stats(last)
-        if name in THESIS_COLUMNS:
-            claims += thesis_claims(drawing, name, stats, max_regret(last))
-        elif name in UCB_COLUMNS:
-            claims += ucb_table_claims(drawing, name, stats)
-        elif name in DLINUCB_READ:
-            claims += dlinucb_claims(drawing, name, stats)
-        elif experiment.startswith("master_geo"):
-            claims += master_claims(drawing, name, last, stats)
-    leaderboards.write(boards, drawing.folder)
-    return claims
+    return draw_published(tables, drawing, claims_of)
 
 
-def claim_figures(tables: dict) -> set:
-    return {figure_name(name) for name in tables}
-
-
-def final_stats(rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean, sd and number of trials of the final regret per configuration."""
-    g = rows.groupby("label")["final_regret"]
-    return pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1).fillna(0.0), "n": g.size()})
-
-
-# ----------------------------------------------------------------------------- numeric claims
-
-def tolerance(published: float, stats: pd.Series, sd_pub: float | None = None, n_pub: int | None = None,
-              read_error: float = 0.0) -> float:
-    se2 = stats["sd"] ** 2 / max(int(stats["n"]), 1)
-    if sd_pub is not None and n_pub:
-        se2 += sd_pub ** 2 / n_pub
-    return max(REL_TOL * published, Z * float(np.sqrt(se2))) + read_error
-
-
-def number_claim(claim: str, figure: str, ours: pd.Series, published: float, tol: float) -> dict:
-    diff = float(ours["mean"]) - published
-    ok = abs(diff) <= tol
-    return {"claim": claim, "figure": figure,
-            "measured": f"{ours['mean']:.1f} +- {ours['sd']:.1f} ({int(ours['n'])} trials)",
-            "expected": f"{published:g} +- {tol:.0f}",
-            "verdict": "agrees" if ok else ("disagrees: ours higher" if diff > 0 else "disagrees: ours lower")}
+def claims_of(drawing: Drawing, name: str, last: pd.DataFrame, stats: pd.DataFrame) -> list[dict]:
+    if name in THESIS_COLUMNS:
+        return thesis_claims(drawing, name, stats, max_regret(last))
+    if name in UCB_COLUMNS:
+        return ucb_table_claims(drawing, name, stats)
+    return []  # the journal's problems: figures and a leaderboard, no claims
 
 
 def max_regret(rows: pd.DataFrame) -> float:
@@ -305,69 +212,3 @@ def ucb_table_claims(drawing: Drawing, name: str, stats: pd.DataFrame) -> list[d
                                   f"{UCB_ROWS[kl]} / {UCB_ROWS[ucb]}", "figure": fig, "measured": round(r, 3),
                          "expected": "< 1", "verdict": verdict(r < 1)})
     return rows
-
-
-def dlinucb_claims(drawing: Drawing, name: str, stats: pd.DataFrame) -> list[dict]:
-    fig = figure_name(name)
-    rows = []
-    for key, value in DLINUCB_READ[name].items():
-        if have(drawing, fig, stats.index, [key]):
-            rows.append(number_claim(f"{LABELS.get(key, key)}: final regret (t = 6000) against the notebook's figure "
-                                     f"(read: {value:g} +- {READ_ERROR[name]:g})", fig, stats.loc[key], value,
-                                     tolerance(value, stats.loc[key], read_error=READ_ERROR[name])))
-    for low, high in DLINUCB_ORDER[name]:
-        if have(drawing, fig, stats.index, [low, high]):
-            r = float(stats.loc[low, "mean"] / stats.loc[high, "mean"])
-            rows.append({"claim": f"as in the notebook's figure, {LABELS.get(low, low)} below {LABELS.get(high, high)} "
-                                  f"at t = 6000 ({LABELS.get(low, low)} / {LABELS.get(high, high)})", "figure": fig,
-                         "measured": round(r, 3), "expected": "< 1", "verdict": verdict(r < 1)})
-    return rows
-
-
-def master_test_restarts(rows: pd.DataFrame, master: str) -> float:
-    """Mean number of test-triggered restarts per trial of a MASTER (its derived count)."""
-    runs = rows[rows["label"] == master]
-    counts = runs["algo_params"].map(lambda p: json.loads(p).get("derived", {}).get("test_restarts", np.nan))
-    return float(counts.mean())
-
-
-# MASTER as the paper's text writes it, and as their code runs it (epochs from floor(log2 T))
-MASTERS = ("master_ucb", "master_ucb_reimpl")
-
-
-def master_claims(drawing: Drawing, name: str, rows: pd.DataFrame, stats: pd.DataFrame) -> list[dict]:
-    fig = figure_name(name)
-    out = []
-    T = int(rows["T"].max())
-    for master in MASTERS:
-        if master not in stats.index:
-            continue
-        which = "" if master == "master_ucb" else f" ({LABELS.get(master, master)})"
-        restarts = master_test_restarts(rows, master)
-        if np.isfinite(restarts):
-            out.append({"claim": f"MASTER's tests are not triggered at a practical horizon (their abstract; their "
-                                 f"code pauses at any detection){which}: test-triggered restarts per trial (T={T})",
-                        "figure": fig, "measured": round(restarts, 3), "expected": "0",
-                        "verdict": verdict(restarts == 0)})
-        for detector in MASTER_DETECTORS:
-            if have(drawing, fig, stats.index, [detector]):
-                r = float(stats.loc[detector, "mean"] / stats.loc[master, "mean"])
-                out.append({"claim": f"quickest change detection beats MASTER (their abstract: \"consistently "
-                                     f"outperform MASTER\"){which}: {LABELS.get(detector, detector)} / MASTER (T={T})",
-                            "figure": fig, "measured": round(r, 3), "expected": "< 1", "verdict": verdict(r < 1)})
-    if not any(m in stats.index for m in MASTERS):
-        have(drawing, fig, stats.index, ["master_ucb"])  # records the missing algorithm
-    return out
-    T = int(rows["T"].max())
-    restarts = master_test_restarts(rows)
-    if np.isfinite(restarts):
-        out.append({"claim": f"MASTER's tests are not triggered at a practical horizon (their abstract; their code "
-                             f"pauses at any detection): test-triggered restarts per trial (T={T})", "figure": fig,
-                    "measured": round(restarts, 3), "expected": "0", "verdict": verdict(restarts == 0)})
-    for detector in MASTER_DETECTORS:
-        if have(drawing, fig, stats.index, [detector]):
-            r = float(stats.loc[detector, "mean"] / stats.loc["master_ucb", "mean"])
-            out.append({"claim": f"quickest change detection beats MASTER (their abstract: \"consistently "
-                                 f"outperform MASTER\"): {LABELS.get(detector, detector)} / MASTER (T={T})",
-                        "figure": fig, "measured": round(r, 3), "expected": "< 1", "verdict": verdict(r < 1)})
-    return out
