@@ -73,7 +73,8 @@ def test_quoted_command_is_valid(page, command):
         proc = subprocess.run(["make", "-n", "PYTHON=python", *words[1:]], cwd=ROOT, capture_output=True, text=True,
                               timeout=60)
         assert proc.returncode == 0, proc.stderr
-    elif words[:2] == ["python", "examples/make_problem.py"] or words[:2] == ["python", "scripts/bench.py"]:
+    elif words[:2] in (["python", "examples/make_problem.py"], ["python", "scripts/bench.py"],
+                       ["python", "scripts/compare_results.py"]):
         assert (ROOT / words[1]).is_file()
     elif words[:3] == ["python", "-m", "pytest"]:
         assert all((ROOT / w.split("::")[0]).exists() for w in words[3:] if w.startswith("tests/"))

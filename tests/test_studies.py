@@ -56,8 +56,10 @@ def per_experiment(lines: list[str]) -> dict:
     return out
 
 
-@pytest.mark.parametrize("scale, ctx_scale, results",
-                         [("full", "quick", "results"), ("quick", "quick", "outputs/quick"), ("full", "paper", "results")])
+RELEASES = [("full", "quick", "results"), ("quick", "quick", "outputs/quick"), ("full", "paper", "results")]
+
+
+@pytest.mark.parametrize("scale, ctx_scale, results", RELEASES)
 def test_the_release_runs_what_the_makefile_ran(scale, ctx_scale, results):
     lines = studies.release_commands(FIGURES, scale, ctx_scale, results)
     assert per_experiment(lines) == former_makefile(scale, ctx_scale, results)
