@@ -122,3 +122,65 @@ def test_restart_soon_after_a_large_switch_and_none_when_stationary():
 def test_theory_preset_is_the_papers_constants():
     k = AdaILTCBPlus(preset="theory").knobs()
     assert k == {"C_scale": 1.0, "D_scale": 1.0, "V_scale": 1.0, "C0_scale": 1.0}
+
+
+# ----------------------------------------------------------------------------- how often replays start
+
+def replay_counts(seeds=(7, 8, 9), T=20000):
+    """Replays started, against Algorithm 1's Step 1 (ada paper, lines 6-8): at every round of block
+    j >= 1, rep ~ Bernoulli((1/L) 2^(-j/2) sum_{m<j} 2^(-m/2)), and m is drawn with Pr[m = b]
+    proportional to 2^(-b/2). Returns the z-score of the total count against its expectation and
+    variance (summed over every block actually played, each as long as it ran), and the
+    chi-square p-value of the m drawn against that law, pooled over runs of a stationary instance
+    whose thresholds are never met (one epoch)."""
+    from scipy import stats
+
+    env = DriftingContextual(K=3, d=4, n_pieces=1, n_policies=30)
+    inst = env.instance(T, np.random.default_rng(5))
+    r = env.rewards(inst, np.random.default_rng(6))
+    started, expected, variance = 0, 0.0, 0.0
+    observed_m, expected_m = np.zeros(20), np.zeros(20)
+    for seed in seeds:
+        algo = AdaILTCBPlus(C0_scale=0.05, D_scale=1.0)
+        algo.play(r, inst.info, np.random.default_rng(seed))
+        L, ev = algo.derived_["L"], algo.events_
+        starts = [b["round"] for b in ev["blocks"]] + [T]
+        for block, end in zip(ev["blocks"], starts[1:], strict=True):
+            j, length = block["j"], end - block["round"]
+            p = (1 / L) * 2 ** (-j / 2) * sum(2 ** (-m / 2) for m in range(j))
+            expected += length * p
+            variance += length * p * (1 - p)
+        for rep in ev["replays"]:
+            started += 1
+            law = np.array([2 ** (-b / 2) for b in range(rep["j"])])
+            observed_m[rep["m"]] += 1
+            expected_m[:rep["j"]] += law / law.sum()
+    used = expected_m > 0
+    chi2 = float((((observed_m - expected_m) ** 2)[used] / expected_m[used]).sum())
+    return (started - expected) / np.sqrt(variance), float(stats.chi2.sf(chi2, used.sum() - 1)), started, expected
+
+
+def test_replays_start_as_often_as_the_paper_says():
+    z, p_m, started, expected = replay_counts()
+    assert expected > 100  # enough replays that a doubled rate stands out (z about sqrt(expected))
+    assert abs(z) < 3.5, (started, expected, z)
+    assert p_m > 1e-3, p_m
+
+
+def test_a_doubled_replay_probability_fails_the_frequency_test(monkeypatch):
+    """The frequency test is not blind: rep ~ Bernoulli(2 / L ...) in place of 1 / L fails it."""
+    import bandits.contextual.ada_iltcb_plus as ada
+
+    original = ada.replay_starts
+
+    def doubled(run, block, last):
+        L = run.L
+        run.L = L / 2  # L enters Step 1's probability only here
+        try:
+            return original(run, block, last)
+        finally:
+            run.L = L
+
+    monkeypatch.setattr(ada, "replay_starts", doubled)
+    z, _, started, expected = replay_counts()
+    assert z > 3.5, (started, expected, z)

@@ -62,6 +62,73 @@ def test_a_trial_in_a_batch_gets_the_numbers_it_gets_alone():
             np.testing.assert_array_equal(got[key], alone[key])
 
 
+
+class BatchedEpsilonGreedy:
+    """A test policy whose every round uses its random stream: each trial explores with
+    probability ``eps`` (a uniform arm) and otherwise plays its best empirical mean, an unplayed
+    arm first (ties to the lowest arm). A trial's arms hang on its own stream's numbers, so a
+    trial handed another trial's stream plays other arms."""
+
+    batched = True
+    problem_kinds = ("karmed",)
+
+    def __init__(self, eps: float = 0.3):
+        self.eps = eps
+
+    def check_params(self):
+        pass
+
+    def reset(self, n_trials, n_arms, horizon, rng, info):
+        self.rng_ = rng
+        self.sums_, self.counts_ = np.zeros((n_trials, n_arms)), np.zeros((n_trials, n_arms))
+        self.derived_ = {"eps": self.eps}
+
+    def select(self, t):
+        explore = self.rng_.random() < self.eps
+        uniform = self.rng_.integers(0, self.sums_.shape[1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            means = np.where(self.counts_ > 0, self.sums_ / self.counts_, np.inf)
+        return np.where(explore, uniform, means.argmax(axis=1)).astype(np.int64)
+
+    def update(self, t, arms, rewards):
+        rows = np.arange(arms.shape[0])
+        self.sums_[rows, arms] += rewards  # each trial's reward of the arm it pulled
+        self.counts_[rows, arms] += 1
+
+
+def batch_against_alone(algo, trials=6, T=400):
+    """The trials whose actions in one batch differ from their actions played alone."""
+    env = PiecewiseBernoulli()
+    inst = env.instance(T, stream(4, 0, T))
+    together = run_batched_cells(algo, "mine", env, inst, 4, T, list(range(trials)), save_actions=True)
+    differ = []
+    for trial, got in enumerate(together):
+        alone = run_cell(algo, "mine", inst, trial_rewards(env, inst, 4, T, trial), 4, T, trial, True)
+        if not np.array_equal(got["actions"], alone["actions"]) or got["final_regret"] != alone["final_regret"]:
+            differ.append(trial)
+    return differ
+
+
+def test_a_randomised_batched_policy_draws_each_trials_choices_from_its_own_stream():
+    """The random test policy: each trial of a batch plays what it plays alone."""
+    assert batch_against_alone(BatchedEpsilonGreedy()) == []
+
+
+def test_trials_handed_each_others_streams_are_caught(monkeypatch):
+    """The test above is not blind: a runner that hands the trials of a batch each other's
+    streams (the list of generators rotated by one) fails it in every trial."""
+    import bandits.batched_trials as batched_trials
+
+    class Rotated(BatchedGenerator):
+        def __init__(self, generators):
+            generators = list(generators)
+            super().__init__(generators[1:] + generators[:1])
+
+    monkeypatch.setattr(batched_trials, "BatchedGenerator", Rotated)
+    assert batch_against_alone(BatchedEpsilonGreedy()) == list(range(6))
+    # a deterministic policy cannot see the exchange: why the random policy is needed
+    assert batch_against_alone(BatchedSlidingWindowUCB(window=100)) == []
+
 def test_rewards_in_blocks_are_the_whole_tables_numbers():
     for env in (PiecewiseBernoulli(), Sinusoid(), Sinusoid(noise="bernoulli")):
         inst = env.instance(3001, np.random.default_rng(0))

@@ -181,7 +181,8 @@ Common commands:
 Also: drift-bandits examples [DIR] (writes the example policy and problems, default
 ./examples), drift-bandits check MODULE.CLASS [NAME=VALUE ...] (the conformance suite that
 every built-in passes, on your policy), drift-bandits collect +experiment=NAME, drift-bandits
-commands 'CMD' 'CMD' ... (several commands in one process), dry_run=true (validate only),
+commands 'CMD' 'CMD' ... (several commands in one process), drift-bandits release [--list]
+(every shipped experiment, as make figures runs them), dry_run=true (validate only),
 debug=true (tracebacks). Results go to ./outputs/ (results_dir=...).
 
 Docs, shipped with the package (drift-bandits docs lists them; --out DIR writes them as files):
