@@ -184,3 +184,85 @@ def test_a_doubled_replay_probability_fails_the_frequency_test(monkeypatch):
     monkeypatch.setattr(ada, "replay_starts", doubled)
     z, _, started, expected = replay_counts()
     assert z > 3.5, (started, expected, z)
+
+
+# ----------------------------------------------------------------------------- against the literal transcription
+
+def fast_and_literal(pieces, D_scale, replay=True, T=6000, monkeypatch=None):
+    """Ada-ILTCB+ and bandits/reference/ada_iltcb_plus.py on one instance and one stream; the
+    fast run's probabilities and OP distributions are taken from its internals as it runs."""
+    import bandits.contextual.ada_iltcb_plus as ada
+    from bandits.reference.ada_iltcb_plus import ReferenceAdaILTCBPlus
+
+    env = DriftingContextual(K=3, d=4, n_pieces=pieces, shift=1.0, n_policies=20)
+    inst = env.instance(T, np.random.default_rng(11))
+    r = env.rewards(inst, np.random.default_rng(12))
+    seen = {"runs": [], "Q": []}
+    distribution, run_block = ada.block_distribution, ada.run_block
+
+    def recorded_distribution(run, block):
+        seen["Q"].append(distribution(run, block))
+        return seen["Q"][-1]
+
+    def recorded_block(run, *args):
+        seen["runs"].append(run)
+        return run_block(run, *args)
+
+    patch = monkeypatch.setattr
+    patch(ada, "block_distribution", recorded_distribution)
+    patch(ada, "run_block", recorded_block)
+    fast = AdaILTCBPlus(C0_scale=0.05, D_scale=D_scale, replay=replay)
+    actions = fast.play(r, inst.info, np.random.default_rng(13))
+    literal = ReferenceAdaILTCBPlus(C0_scale=0.05, D_scale=D_scale, replay=replay)
+    literal_actions = literal.play(r, inst.info, np.random.default_rng(13))
+    return fast, actions, seen["runs"][0].probs, seen["Q"], literal, literal_actions
+
+
+@pytest.mark.parametrize("pieces, D_scale, replay", [(1, 1.0, True), (3, 1e-5, True), (3, 1e-5, False)],
+                         ids=["stationary, replays", "switching, restarts and replays", "no replay"])
+def test_the_kernel_plays_the_literal_transcription_round_by_round(pieces, D_scale, replay, monkeypatch):
+    """Actions, probabilities p_t(a_t), the OP's distribution of every block, every block start,
+    every replay (start, m, planned end) and every restart (round, test, inequality), as the
+    transcription of Algorithm 1 and Figure 1 has them; and each OP solution meets the text's
+    constraints (1) and (2)."""
+    fast, actions, probs, Qs, literal, literal_actions = fast_and_literal(pieces, D_scale, replay,
+                                                                          monkeypatch=monkeypatch)
+    np.testing.assert_array_equal(actions, literal_actions)
+    np.testing.assert_allclose(probs, literal.p_, rtol=1e-12)
+    assert len(Qs) == len(literal.distributions_)
+    for (support, weights), (lit_support, lit_weights) in zip(Qs, literal.distributions_, strict=True):
+        np.testing.assert_array_equal(support, lit_support)
+        np.testing.assert_allclose(weights, lit_weights, rtol=1e-12)
+    assert max(literal.op_excess_, default=0.0) == 0.0
+    ev, lit = fast.events_, literal.events_
+    assert ev["blocks"] == lit["blocks"]
+    assert [(e["start"], e["m"], e["planned_end"]) for e in ev["replays"]] == \
+        [(e["start"], e["m"], e["planned_end"]) for e in lit["replays"]]
+    assert [(e["round"], e["test"], e["inequality"]) for e in ev["restarts"]] == \
+        [(e["round"], e["test"], e["inequality"]) for e in lit["restarts"]]
+    if replay:
+        assert ev["replays"], "the case exercises replays"
+    if pieces > 1:
+        tests = {e["test"] for e in ev["restarts"]}
+        assert tests == ({"replay", "block"} if replay else {"block"}), tests
+
+
+def test_the_comparison_with_the_transcription_is_not_blind(monkeypatch):
+    """A kernel that starts replays twice as often (2 / L in Step 1) no longer plays the
+    transcription's rounds."""
+    import bandits.contextual.ada_iltcb_plus as ada
+
+    original = ada.replay_starts
+
+    def doubled(run, block, last):
+        L = run.L
+        run.L = L / 2
+        try:
+            return original(run, block, last)
+        finally:
+            run.L = L
+
+    monkeypatch.setattr(ada, "replay_starts", doubled)
+    fast, actions, _, _, literal, literal_actions = fast_and_literal(1, 1.0, monkeypatch=monkeypatch)
+    assert len(fast.events_["replays"]) > len(literal.events_["replays"])
+    assert not np.array_equal(actions, literal_actions)

@@ -381,7 +381,7 @@ def test_a_damaged_table_is_rebuilt_from_its_cells(tmp_path, capsys):
 
 
 def test_a_full_disk_keeps_every_finished_cell(tmp_path, capsys, monkeypatch):
-    from bandits.experiments.store.table_store import shards
+    from bandits.experiments.store import shards
 
     real, calls = shards.atomic_write, {"n": 0}
 

@@ -241,7 +241,7 @@ def test_a_failing_module_costs_only_its_own_figures(tmp_path, capsys):
     capsys.readouterr()
     plots.main(["--results", str(tmp_path)])
     lines = notices(capsys.readouterr().err)
-    assert lines == ["notice: fig5: fig5 failed (KeyError: 'env_info'); its figures and claims skipped"]
+    assert lines == ["notice: fig5: hedging_fig5 failed (KeyError: 'env_info'); its figures and claims skipped"]
     assert (tmp_path / "figures" / "adhoc.png").exists() and not (tmp_path / "figures" / "fig5.png").exists()
 
 
@@ -679,7 +679,7 @@ def test_summary_counts_group_the_verdicts():
 
 
 def test_old_claims_without_a_scale_column_are_paper(tmp_path):
-    from bandits.experiments.docs.render import inputs as doc_inputs
+    from bandits.experiments.docs import inputs as doc_inputs
 
     pd.DataFrame([{"claim": "x", "figure": "fig9", "measured": 1, "expected": 1, "verdict": "agrees",
                    "source": "simulation", "code": ""}]).to_csv(tmp_path / "claims.csv", index=False)

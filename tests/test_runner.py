@@ -247,7 +247,7 @@ def test_a_user_policy_source_is_part_of_the_cell_identity(tmp_path, monkeypatch
     run_cfg(tmp_path / "r", *args[1:])
     assert len(plan_config(compose(SMALL + args)).todo) == 0
     module.write_text(module.read_text() + "# edited\n")
-    from bandits.experiments.store.table_store import fingerprint
+    from bandits.experiments.store import fingerprint
     fingerprint.source_hash.cache_clear()
     assert len(plan_config(compose(SMALL + args)).todo) == 1
 

@@ -1,8 +1,10 @@
 """Plain-Python reference policies that follow the user protocol
 (:mod:`bandits.algorithms.protocol`). They are slow on purpose: they transcribe
 the paper literally and serve as independent checks of the compiled kernels, and
-as worked examples of the protocol."""
+as worked examples of the protocol (``ReferenceAdaILTCBPlus`` plays a whole trial at once, as
+the library's class does)."""
 
+from bandits.reference.ada_iltcb_plus import ReferenceAdaILTCBPlus
 from bandits.reference.adswitch import ReferenceAdSwitch
 from bandits.reference.cusum_ucb import ReferenceCUSUMUCB, ReferencePHTUCB
 from bandits.reference.d_lints import ReferenceDLinTS
@@ -28,6 +30,7 @@ from bandits.reference.thompson import ReferenceThompson
 from bandits.reference.ucb1 import ReferenceUCB1
 
 __all__ = [
+    "ReferenceAdaILTCBPlus",
     "ReferenceAdSwitch",
     "ReferenceCUSUMUCB",
     "ReferencePHTUCB",
