@@ -242,3 +242,28 @@ def test_commands_run_in_one_process_and_stop_at_the_first_failure(tmp_path):
     assert not three.exists()  # the command after the failure never ran
     assert subprocess.run([sys.executable, "run.py", "commands"], cwd=ROOT, capture_output=True,
                           text=True).returncode == 2
+
+
+def test_version_is_the_tools_not_hydras(capsys):
+    from bandits.experiments import cli
+    from bandits.experiments.store.fingerprint import code_fingerprint
+    from bandits.version import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out.strip()
+    assert out.startswith(f"drift-bandits {__version__} (code fingerprint {code_fingerprint()}; ")
+    assert "Hydra" not in out
+
+
+def test_the_citation_file_names_the_tool_at_its_version():
+    import re
+
+    import yaml  # omegaconf's own dependency
+
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    assert cff["cff-version"] == "1.2.0" and cff["type"] == "software"
+    assert cff["version"] == version and cff["title"].startswith("drift-bandits")
+    assert cff["authors"] and all(ref["title"] and ref["authors"] for ref in cff["references"])

@@ -32,7 +32,22 @@ def quoted_commands() -> list[tuple[str, str]]:
     return out
 
 
-COMMANDS = quoted_commands()
+def docstring_commands() -> list[tuple[str, str]]:
+    """The commands the examples' docstrings quote (``python run.py ...`` or ``drift-bandits
+    ...``, a trailing backslash continuing the line)."""
+    import ast
+
+    out = []
+    for path in sorted((ROOT / "bandits" / "examples").glob("*.py")):
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        for line in doc.replace("\\\n", " ").splitlines():
+            line = line.strip()
+            if line.startswith(("python run.py ", "drift-bandits ")):
+                out.append((f"examples/{path.name}", shlex.join(shlex.split(line))))
+    return out
+
+
+COMMANDS = quoted_commands() + docstring_commands()
 
 
 def check_runner_command(args: list[str]) -> None:
@@ -55,7 +70,7 @@ def check_runner_command(args: list[str]) -> None:
 
 
 def test_the_pages_quote_commands():
-    assert len(COMMANDS) >= 10 and {page for page, _ in COMMANDS} >= {"README.md"}
+    assert len(COMMANDS) >= 10 and {page for page, _ in COMMANDS} >= {"README.md", "examples/batched_policies.py"}
 
 
 @pytest.mark.parametrize("page,command", COMMANDS, ids=[f"{p}: {c[:60]}" for p, c in COMMANDS])

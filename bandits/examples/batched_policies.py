@@ -4,7 +4,7 @@ on every trial of a batch at once and choose, round by round, exactly the arms o
 kernels (tests/test_batched.py checks it on seeded instances):
 
     python run.py algo=custom algo._target_=examples.batched_policies.BatchedDiscountedUCB \\
-        +algo.gamma=0.99 "env.reward_range=[0,1]" env=piecewise_bernoulli T=20000 trials=100
+        +algo.gamma=0.99 env=piecewise_bernoulli T=20000 trials=100
 
 Each reads like the kernel it follows (``d_ucb_kernel`` in bandits/algorithms/discounted.py,
 ``sw_ucb_gm_kernel`` in bandits/algorithms/sliding_window_gm.py): the same operations, in the

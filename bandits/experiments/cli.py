@@ -308,10 +308,24 @@ def subcommand(name: str, argv: list[str]) -> int:
         return report(exc, wants_debug(argv))
 
 
+def version_text() -> str:
+    """What ``drift-bandits --version`` prints: the tool's version, the code fingerprint of the
+    sources it runs (which every table row records) and, in a git checkout, their commit."""
+    from bandits.experiments.store.fingerprint import code_fingerprint, provenance
+    from bandits.version import __version__
+
+    commit = provenance()["git_commit"]
+    where = f"git commit {commit}" if commit else "not a git checkout"
+    return f"drift-bandits {__version__} (code fingerprint {code_fingerprint()}; {where})"
+
+
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        if argv and argv[0] in SUBCOMMANDS:
+        if argv in (["--version"], ["-V"]):  # the tool's version, not Hydra's
+            print(version_text())
+            code = OK
+        elif argv and argv[0] in SUBCOMMANDS:
             code = subcommand(argv[0], argv[1:])
         else:
             if any(a in ("--help", "-h") for a in argv):
