@@ -440,3 +440,49 @@ def test_exit_codes_and_limits_are_documented():
 
     for code, meaning in EXIT_CODES.items():
         assert f"| {code} | {meaning} |" in page
+
+
+# ----------------------------------------------------------------------------- every writer checks its target
+
+def writer_fails(argv, capsys) -> str:
+    """Run a writer through the command line; it must end with exit status 2 and one paragraph."""
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2, argv
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+def test_every_writer_checks_its_target_before_writing(tmp_path, capsys):
+    """docs --out, examples DIR, plots --results and the docs render: a target that is a
+    file, or holds a folder where a file is written, gets one paragraph and nothing is written."""
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    assert "is a file, not a folder" in writer_fails(["docs", "--out", str(a_file / "sub")], capsys)
+    assert "is a file, not a folder" in writer_fails(["examples", str(a_file)], capsys)
+    (tmp_path / "guides" / "usage.md").mkdir(parents=True)
+    err = writer_fails(["docs", "--out", str(tmp_path / "guides"), "usage", "--force"], capsys)
+    assert "usage.md' is a folder, where a file of that name is written" in err
+    (tmp_path / "mine" / "my_policies.py").mkdir(parents=True)
+    assert "my_policies.py' is a folder" in writer_fails(["examples", str(tmp_path / "mine"), "--force"], capsys)
+    assert "is a file, not a results folder" in writer_fails(["plots", "--results", str(a_file)], capsys)
+    results = tmp_path / "results"
+    assert cli.entry(["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=1", f"results_dir={results}"]) == 0
+    (results / "claims.csv").mkdir()
+    capsys.readouterr()
+    assert "claims.csv' is a folder" in writer_fails(["plots", "--results", str(results)], capsys)
+    assert not (results / "figures").exists()  # refused before anything was drawn
+    from bandits.experiments.docs.render import main as render
+
+    assert render(["--results", "results", "--out", str(a_file)]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+
+
+def test_plots_of_a_named_experiment_in_a_folder_without_tables_is_refused(tmp_path, capsys):
+    for results in (tmp_path / "missing", tmp_path):  # no folder, and a folder with no tables
+        err = writer_fails(["plots", "--results", str(results), "--experiment", "mine"], capsys)
+        assert "no experiment 'mine'" in err and "holds no tables" in err
+    with pytest.raises(SystemExit) as stop:  # without a name there is nothing to refuse: a notice, exit 0
+        cli.main(["plots", "--results", str(tmp_path)])
+    assert stop.value.code == 0 and "nothing to plot" in capsys.readouterr().err

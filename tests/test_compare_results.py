@@ -49,3 +49,14 @@ def test_a_changed_number_figure_or_verdict_is_a_difference(tmp_path, capsys):
     assert "claims.csv: column 'verdict' differs" in capsys.readouterr().out
     assert compare.main([str(a), str(results(tmp_path / "d", figures=()))]) == 1
     assert "figures drawn differ" in capsys.readouterr().out
+
+
+def test_a_shipped_results_folder_without_tables_is_compared_on_its_figures_and_claims(tmp_path, capsys):
+    compare = load()
+    shipped = results(tmp_path / "shipped")
+    for table in (shipped / "tables").iterdir():
+        table.unlink()
+    (shipped / "tables").rmdir()
+    assert compare.main([str(shipped), str(results(tmp_path / "release", code="new"))]) == 0
+    assert "compared 0 tables, 1 figure CSVs and 1 claims rows" in capsys.readouterr().out
+    assert compare.main([str(shipped), str(results(tmp_path / "other", regret=9.0))]) == 1

@@ -272,7 +272,13 @@ def examples(argv: list[str]) -> int:
     if clash:
         print(f"error: {', '.join(str(c) for c in clash)} exist already; --force overwrites them.", file=sys.stderr)
         return BAD_INPUT
-    args.dir.mkdir(parents=True, exist_ok=True)
+    from bandits.experiments.setup.checks import check_output_folder
+
+    try:
+        check_output_folder(args.dir, f"examples {str(args.dir)!r}", "folder", [p.name for p in files])
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return BAD_INPUT
     for p in files:
         shutil.copyfile(p, args.dir / p.name)
     print(f"{len(files)} files written to {args.dir}: {', '.join(p.name for p in files)}")

@@ -83,7 +83,13 @@ def write(folder: Path, chosen: list, known: dict, force: bool) -> int:
         print(f"error: {', '.join(clash)} exist{'s' if len(clash) == 1 else ''} already; --force overwrites "
               f"{'it' if len(clash) == 1 else 'them'}.", file=sys.stderr)
         return 2
-    folder.mkdir(parents=True, exist_ok=True)
+    from bandits.experiments.setup.checks import check_output_folder
+
+    try:
+        check_output_folder(folder, f"docs --out {str(folder)!r}", "--out folder", [p.name for p in targets])
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     for t, path in zip(chosen, targets, strict=True):
         path.write_text(text(known[t]), encoding="utf-8")
     print(f"{len(targets)} page{'s' if len(targets) > 1 else ''} written to {folder}: "

@@ -114,6 +114,14 @@ def main(argv=None) -> int:
     if args.timed:  # this render's own time goes into the speed page
         timings.record(args.results, stage="docs", experiment="", start=round(began, 3), end=round(time.time(), 3))
         pages.update(render(args.results, args.out, args.templates, only="speed"))
+    from bandits.errors import ConfigError
+    from bandits.experiments.setup.checks import check_output_folder
+
+    try:  # every page's file, before any is written
+        check_output_folder(args.out, f"--out {str(args.out)!r}", "--out folder", [f"{name}.md" for name in pages])
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     for name, text in pages.items():
         write_text(args.out / f"{name}.md", text)
     print(f"{len(pages)} pages written to {args.out}: {', '.join(f'{n}.md' for n in pages)}")

@@ -237,13 +237,33 @@ def plot(args) -> int:
     """The stage (the module docstring); returns the exit status."""
     import pandas as pd
 
+    from bandits.errors import ConfigError
+    from bandits.experiments.setup.checks import check_output_folder
+
+    if args.results.exists() and not args.results.is_dir():
+        print(f"error: plots --results {str(args.results)!r} is a file, not a results folder; give the folder a "
+              "run wrote (its tables/ hold the tables).", file=sys.stderr)
+        return BAD_INPUT
+    if (args.results / "tables").is_dir():  # what the stage writes, checked before it draws
+        try:
+            where = f"plots --results {str(args.results)!r}"
+            check_output_folder(args.results, where, "--results folder", ["claims.csv"])
+            check_output_folder(args.results / "figures", where, "--results folder")
+        except ConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return BAD_INPUT
     chosen_highlight = args.highlight if args.highlight is not None else os.environ.get(HIGHLIGHT_ENV)
     drawing = Drawing(args.results / "figures", tuple(parse_highlight(chosen_highlight)))
+    wanted = [name.strip() for text in args.experiment for name in text.split(",") if name.strip()]
+    if wanted and not any((args.results / "tables").glob("*.parquet")):  # asked for by name: refused, not a quiet 0
+        print(f"error: plots --experiment: no experiment {', '.join(map(repr, wanted))} in "
+              f"{common.shown(args.results / 'tables', parts=2)}: it holds no tables (run the experiment first, or "
+              "give the results folder it wrote with --results).", file=sys.stderr)
+        return BAD_INPUT
     paths = table_paths(args.results)
     if not paths:
         return OK
     out_dir = drawing.folder
-    wanted = [name.strip() for text in args.experiment for name in text.split(",") if name.strip()]
     picked, problem = selection.chosen(paths, wanted, args.results) if wanted else (None, "")
     if problem:
         print(problem, file=sys.stderr)

@@ -31,6 +31,33 @@ CELL_BYTES = 40_000  # a stored cell: about 20 KB of curves and metadata, with r
 MANAGED = ("runs", "tables", "hydra")  # the parts of a results folder a run writes
 
 
+def check_output_folder(folder: Path, where: str, setting: str, files=()) -> None:
+    """Before anything is written into ``folder``: it is a folder (or can be made) that can be
+    written, and none of ``files`` (the names written into it) is a folder or a read-only
+    file. One paragraph if not, naming ``where`` (the command's setting and its value) and the
+    way out (another ``setting``). Every writer checks its target so: a run's results folder,
+    ``docs --out``, ``examples DIR``, the plot stage's ``--results``."""
+    import tempfile
+
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise ConfigError(f"{where}: {str(existing)!r} is a file, not a folder; choose another {setting}.")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"{where} cannot be written ({last_line(exc)}); choose a writable {setting}.") from None
+    for name in files:
+        path = folder / name
+        if path.is_dir():
+            raise ConfigError(f"{where}: {str(path)!r} is a folder, where a file of that name is written; move it "
+                              f"away or choose another {setting}.")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise ConfigError(f"{where}: {str(path)!r} cannot be overwritten (it is read-only); choose a writable "
+                              f"{setting}.")
+
+
 def check_results_folder(results_dir: Path | None, cells: int = 0, save_actions_T: int = 0,
                          experiment: str | None = None) -> None:
     """Before any work: the results folder is a folder (or can be made), writable, with
@@ -40,18 +67,9 @@ def check_results_folder(results_dir: Path | None, cells: int = 0, save_actions_
     if results_dir is None:
         return
     import shutil
-    import tempfile
 
     where = f"results_dir={str(results_dir)!r}"
-    existing = next((p for p in (results_dir, *results_dir.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
-        raise ConfigError(f"{where}: {str(existing)!r} is a file, not a folder; choose another results_dir.")
-    try:
-        results_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=results_dir, prefix=".write-test-"):
-            pass
-    except OSError as exc:
-        raise ConfigError(f"{where} cannot be written ({last_line(exc)}); choose a writable results_dir.") from None
+    check_output_folder(results_dir, where, "results_dir")
     folders = [results_dir / "runs", results_dir / "tables"]
     if experiment is not None:
         folders.insert(1, results_dir / "runs" / experiment)
