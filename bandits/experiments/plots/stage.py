@@ -244,14 +244,6 @@ def plot(args) -> int:
         print(f"error: plots --results {str(args.results)!r} is a file, not a results folder; give the folder a "
               "run wrote (its tables/ hold the tables).", file=sys.stderr)
         return BAD_INPUT
-    if (args.results / "tables").is_dir():  # what the stage writes, checked before it draws
-        try:
-            where = f"plots --results {str(args.results)!r}"
-            check_output_folder(args.results, where, "--results folder", ["claims.csv"])
-            check_output_folder(args.results / "figures", where, "--results folder")
-        except ConfigError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return BAD_INPUT
     chosen_highlight = args.highlight if args.highlight is not None else os.environ.get(HIGHLIGHT_ENV)
     drawing = Drawing(args.results / "figures", tuple(parse_highlight(chosen_highlight)))
     wanted = [name.strip() for text in args.experiment for name in text.split(",") if name.strip()]
@@ -267,6 +259,13 @@ def plot(args) -> int:
     picked, problem = selection.chosen(paths, wanted, args.results) if wanted else (None, "")
     if problem:
         print(problem, file=sys.stderr)
+        return BAD_INPUT
+    try:  # what the stage writes, checked before it draws
+        where = f"plots --results {str(args.results)!r}"
+        check_output_folder(args.results, where, "--results folder", ["claims.csv"])
+        check_output_folder(out_dir, where, "--results folder")
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return BAD_INPUT
     code = stamps.code_version()
     every = units_of(paths)
