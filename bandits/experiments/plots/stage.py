@@ -43,23 +43,18 @@ from bandits.experiments.run import timings
 
 OK, BAD_INPUT = 0, 2  # exit statuses (bandits.experiments.cli's)
 
-def owner(table: str):
-    """The study that draws ``table``, or None (the generic figure)."""
-    return studies.owner(table)
-
-
 def units_of(names) -> list[Unit]:
     """The units of the tables ``names``: one per study that owns some of them (in the order of
     :func:`bandits.experiments.studies.studies`), then one per experiment of the others."""
     names = sorted(names)
     units = []
     for module in studies.studies():
-        mine = tuple(n for n in names if owner(n) is module)
+        mine = tuple(n for n in names if studies.owner(n) is module)
         if mine:
             units.append(Unit(f"module {studies.short_name(module)}", module, mine))
     own: dict = {}
     for name in names:
-        if owner(name) is None:
+        if studies.owner(name) is None:
             own.setdefault(generic.experiment_of(name), []).append(name)
     return units + [Unit(f"experiment {e}", generic, tuple(ns)) for e, ns in sorted(own.items())]
 
@@ -89,7 +84,7 @@ def draw_guarded(module, tables: dict, drawing: Drawing) -> list[dict] | None:
         return module.draw(tables, drawing)
     except Exception as exc:  # one module's failure must not cost the other figures
         plt.close("all")
-        common.notice(", ".join(tables), f"{module.__name__.rsplit('.', 1)[-1]} failed ({common.one_line(exc)})",
+        common.notice(", ".join(tables), f"{studies.short_name(module)} failed ({common.one_line(exc)})",
                       "its figures and claims skipped")
         return None
 
