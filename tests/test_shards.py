@@ -145,9 +145,9 @@ def test_workers_import_only_what_a_cell_needs(tmp_path):
     plan = plan_config(cfg)
     batch = next(iter(Batches(plan, 20_000, 10.0, 1)))
     meta = {"seed": plan.setup.seed, "experiment": "adhoc", "env_name": "piecewise_bernoulli", "env_params": "{}",
-            "code": "c", "version": "v", "save_actions": False, "provenance": {}, "env_info": {200: "{}"}}
+            "code": "c", "version": "v", "save_actions": False, "provenance": {}, "env_info": {(200, None): "{}"}}
     payload = tmp_path / "batch.pkl"
-    payload.write_bytes(pickle.dumps((meta, plan.setup.env, plan.instances[200], batch, 10.0)))
+    payload.write_bytes(pickle.dumps((meta, plan.setup.env, plan.instances[(200, None)], batch, 10.0)))
     probe = f"""
 import pickle, sys
 from bandits.experiments.run.worker import run_batch

@@ -65,9 +65,10 @@ def test_the_release_runs_what_the_makefile_ran(scale, ctx_scale, results):
     assert per_experiment(lines) == former_makefile(scale, ctx_scale, results)
 
 
-def test_the_long_release_runs_what_make_ctx_long_ran():
+def test_the_long_release_runs_what_make_ctx_long_ran_and_the_runs_with_instances():
     lines = studies.release_commands(CTX_LONG, results="results")
-    long = {name: {"results_dir=results"} for name in ("ctx_switch_long", "ctx_switch_growing_long", "ctx_drift_long")}
+    long = {f"{name}{suffix}": {"results_dir=results"} for suffix in ("", "_instances")
+            for name in ("ctx_switch_long", "ctx_switch_growing_long", "ctx_drift_long")}
     assert per_experiment(lines) == {**long, "ctx_delay_long": {"results_dir=results", "env.shift=0.25,0.5,1.0"}}
 
 
@@ -123,7 +124,9 @@ def test_release_lists_its_commands_and_experiments(capsys):
     assert cli.release(["--list", "--scale", "quick", "--results", "out"]) == 0
     assert capsys.readouterr().out.splitlines() == studies.release_commands(FIGURES, "quick", "quick", "out")
     assert cli.release(["ctx-long", "--experiments"]) == 0
-    assert capsys.readouterr().out.strip() == "ctx_switch_long,ctx_switch_growing_long,ctx_drift_long,ctx_delay_long"
+    assert capsys.readouterr().out.strip() == ("ctx_switch_long,ctx_switch_growing_long,ctx_drift_long,"
+                                               "ctx_switch_long_instances,ctx_switch_growing_long_instances,"
+                                               "ctx_drift_long_instances,ctx_delay_long")
 
 
 TOY_STUDY = '''"""A study of a test: one experiment, one figure, one claim."""

@@ -171,7 +171,7 @@ def _check_algos(algos) -> None:
 
 def simulate(env, algos, T, trials: int | str = 10, seed: int = 0, n_jobs: int = 1, experiment: str = "adhoc",
              results_dir: str | Path | None = None, save_actions: bool = False, overwrite: bool = False,
-             progress: bool = False, auto: dict | None = None) -> pd.DataFrame:
+             progress: bool = False, auto: dict | None = None, instances: int | None = None) -> pd.DataFrame:
     """Run ``algos`` on ``env`` for each horizon in ``T`` and ``trials`` trials from the
     root ``seed``; return the result table (one row per algorithm, T and trial). Every
     argument is checked before any work: bad input raises :class:`bandits.errors.ConfigError`
@@ -185,6 +185,8 @@ def simulate(env, algos, T, trials: int | str = 10, seed: int = 0, n_jobs: int =
     looks = auto_trials(trials, auto, LIMITS["trials"])
     trials = looks.first if looks else _integer("trials", trials, 1, LIMITS["trials"])
     seed = _integer("seed", seed, 0, SEED_MAX)
+    if instances is not None:
+        instances = _integer("instances", instances, 1, LIMITS["instances"])
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or not (n_jobs == -1 or n_jobs >= 1):
         raise _bad("n_jobs", n_jobs, "must be a positive number of workers or -1 (all cores)")
     flags = {name: _flag(name, value) for name, value in
@@ -193,7 +195,7 @@ def simulate(env, algos, T, trials: int | str = 10, seed: int = 0, n_jobs: int =
     folder = _results_dir(results_dir)
     env_name, env_obj, env_cfg = _environment(env)
     setup = Setup(experiment, env_name, env_obj, env_cfg, _algorithms(algos), Ts, trials, seed, int(n_jobs),
-                  flags["save_actions"], flags["overwrite"], folder, auto=looks)
+                  flags["save_actions"], flags["overwrite"], folder, auto=looks, instances=instances)
 
     def run(setups):
         p = plan(setups[0])

@@ -29,7 +29,7 @@ from bandits.experiments.figures.knowledge import (  # noqa: F401 -- the groups,
     knowledge_group,
 )
 from bandits.experiments.figures.names import LABELS  # noqa: F401 -- named here for bandits.experiments.docs.render
-from bandits.experiments.report.summary import bounded_t_interval
+from bandits.experiments.report.summary import band
 from bandits.experiments.setup.regret_kind import rows_regret_floor
 
 LINE_WIDTH = 100  # notices and the printed claims table fit a terminal this wide
@@ -130,13 +130,14 @@ def _with_algo(data: pd.DataFrame, rows: pd.DataFrame, key: str) -> pd.DataFrame
 def regret_by_T(rows: pd.DataFrame, key: str = "algo") -> pd.DataFrame:
     """Mean final regret and 95% band per (configuration, T). The configuration is the
     row's label (else algo); ``key`` names its column (paper CSVs keep the name ``algo``).
-    The band is the t-interval, its lower edge clipped at 0 where the regret cannot be
+    The band is the t-interval (over instances and trials, the two-stage bootstrap's:
+    :func:`bandits.experiments.report.summary.band`), its lower edge clipped at 0 where the regret cannot be
     negative (:func:`bandits.experiments.setup.regret_kind.rows_regret_floor`;
     :func:`bandits.experiments.figures.charts.clipped`)."""
     out = []
     floor = rows_regret_floor(rows)
     for (label, T), g in rows.groupby([config_labels(rows), "T"], sort=True):
-        m, lo, hi, _ = bounded_t_interval(g["final_regret"], floor)
+        m, lo, hi, _ = band(g, low=floor)
         out.append({key: label, "T": int(T), "trials": len(g), "mean_regret": m, "ci_low": lo, "ci_high": hi})
     return _with_algo(pd.DataFrame(out), rows, key)
 
@@ -195,7 +196,7 @@ def curve_band(rows: pd.DataFrame, column: str, key: str = "algo") -> pd.DataFra
     for label, idx in groups:
         t = checkpoints[idx[0]]
         values = curves(idx)
-        mean, low, high, _ = bounded_t_interval(values, floor, axis=0)
+        mean, low, high, _ = band(rows.iloc[idx], values, floor)
         out.append(pd.DataFrame({key: label, "t": t, "trials": len(values), "mean": mean,
                                  "ci_low": low, "ci_high": high}))
     return _with_algo(pd.concat(out, ignore_index=True), rows, key)

@@ -77,13 +77,23 @@ def noise_text(rows: pd.DataFrame) -> str:
 
 
 def pooled_text(rows: pd.DataFrame) -> str:
-    """What the rows of one figure pool, for its caption: "one instance, noise varies",
+    """What the rows of one figure pool, for its caption: "10 instances x 5 trials (the same
+    instances at every T); noise varies" for drawn instances, "one instance, noise varies",
     "one instance per T, ...", or, with several root seeds, "one instance per curve: root
     seeds 0, 1; ..." (:func:`separate_seeds`) or "k trials each on n instances: root seeds
     ...; ..." (per curve and T)."""
     per_T = " per T" if "T" in rows.columns and rows["T"].nunique() > 1 else ""
     seeds = seeds_of(rows)
     noise = noise_text(rows)
+    if "instance" in rows.columns and rows["instance"].notna().any():  # drawn instances (instances=N)
+        n = int(rows["instance"].nunique())
+        keys = [c for c in ("label", "algo") if c in rows.columns][:1] + [c for c in ("T", "seed", "instance")
+                                                                        if c in rows.columns]
+        counts = rows.groupby(keys).size()
+        each = f"{counts.min()}" if counts.min() == counts.max() else f"{counts.min()} to {counts.max()}"
+        across = " (the same instances at every T)" if per_T else ""
+        root = f", root seeds {listed(seeds)}" if len(seeds) > 1 else ""
+        return f"{n} instances x {each} trials{across}{root}; {noise}"
     if len(seeds) <= 1:
         return f"one instance{per_T}, {noise}"
     curve = [c for c in ("label", "algo") if c in rows.columns][:1]

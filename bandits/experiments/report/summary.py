@@ -7,7 +7,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bandits.experiments.report import bootstrap
+
 WIDTH = 100  # terminal columns the printed tables fit in
+SUMMARY_SEED = 20261207  # the summary's bootstrap resamples (a printed summary is the same every time)
 
 
 def t_interval(values, axis=None, level: float = 0.95):
@@ -39,9 +42,29 @@ def bounded_t_interval(values, low: float | None = None, axis=None):
     return m, np.maximum(lo, low), hi, bool(np.any(lo < low))
 
 
+def band(rows: pd.DataFrame, values=None, low: float | None = None):
+    """(mean, lower, upper, clipped) of one configuration at one horizon: the t-interval over
+    trials (:func:`bounded_t_interval`), or, where the rows hold drawn instances, the two-stage
+    bootstrap's interval over instances and trials (:mod:`bandits.experiments.report.bootstrap`).
+    ``values``: one row of numbers per row of ``rows`` (a curve each), else the final regret."""
+    x = rows["final_regret"].to_numpy(dtype=np.float64) if values is None else np.asarray(values, dtype=np.float64)
+    axis = None if x.ndim == 1 else 0
+    if bootstrap.instance_count(rows) < 2:
+        return bounded_t_interval(x, low, axis=axis)
+    m, lo, hi = bootstrap.mean_interval(x[bootstrap.nested_positions(rows)], np.random.default_rng(SUMMARY_SEED))
+    if axis is None:
+        m, lo, hi = float(m), float(lo), float(hi)
+    if low is None:
+        return m, lo, hi, False
+    clipped = bool(np.any(np.asarray(lo) < low))
+    return m, (max(lo, low) if axis is None else np.maximum(lo, low)), hi, clipped
+
+
 def summarize(rows: pd.DataFrame, settings: list[str] = ()) -> pd.DataFrame:
-    """One line per (environment when there are several, swept settings, label, T): trials, mean
-    final regret +- 95% CI, mean reward, and the kernel's mean time per cell (``play`` alone).
+    """One line per (environment when there are several, swept settings, label, T): trials (or
+    instances x trials, where the rows hold drawn instances), mean final regret +- 95% CI (the
+    t-interval over trials, or the two-stage bootstrap's over instances and trials), mean
+    reward, and the kernel's mean time per cell (``play`` alone).
     ``settings``: columns of ``rows`` (a sweep's swept settings) shown first and sorted by, as
     numbers where they are numbers."""
     key = "label" if "label" in rows.columns and rows["label"].notna().all() else "algo"
@@ -51,9 +74,11 @@ def summarize(rows: pd.DataFrame, settings: list[str] = ()) -> pd.DataFrame:
     out = []
     for group, g in rows.groupby(by, sort=True):
         *env_and_settings, label, T = group
-        m, lo, hi = t_interval(g["final_regret"])
+        n = bootstrap.instance_count(g)
+        m, lo, hi, _ = band(g)
+        cells = f"{n} x {bootstrap.nested_positions(g).shape[1]}" if n > 1 else len(g)
         out.append({**dict(zip((["env"] if several else []) + shown, env_and_settings, strict=True)),
-                    "label": label, "T": int(T), "trials": len(g),
+                    "label": label, "T": int(T), "trials": cells,
                     "regret": f"{m:.1f} ± {(hi - lo) / 2:.1f}",
                     "reward": round(float(g["final_reward"].mean()), 1),
                     "kernel s/cell": round(float(g["wall_time_s"].mean()), 4)})
@@ -108,5 +133,10 @@ def summary_text(rows: pd.DataFrame, timing: str = "", settings: list[str] = (),
     """The printed summary: :func:`summarize`, what its regret is measured against, the timing."""
     if rows.empty:
         return "no finished cells."
-    lines = [fit_width(summarize(rows, settings), "label"), regret_line(set(comparators)), timing]
+    line = regret_line(set(comparators))
+    if line and bootstrap.instance_count(rows) > 1:
+        line = line.replace("mean ± 95% t-interval half-width over trials",
+                            "mean ± half the 95% interval over instances x trials (the two-stage bootstrap, "
+                            "docs/usage.md, \"Instances\")")
+    lines = [fit_width(summarize(rows, settings), "label"), line, timing]
     return "\n".join(line for line in lines if line)

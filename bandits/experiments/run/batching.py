@@ -18,7 +18,7 @@ from bandits.experiments.store import table_store as store
 
 
 class Batches:
-    """The pending cells as batches of one horizon, sized while they run. A horizon's first
+    """The pending cells as batches of one horizon and instance, sized while they run. A horizon's first
     batch is one trial; each next one is twice the last, up to what its measured time per cell
     (or one measured at another horizon, scaled by T) fits into ``batch_s`` seconds, and at
     most ``batch_cells`` cells. Near the end a batch is cut so that every worker gets one. The
@@ -32,9 +32,9 @@ class Batches:
             if cell.algo_name not in params:
                 params[cell.algo_name] = {k: v for k, v in cell.algo_cfg.items() if k != "name"}
             spec = CellSpec(cell.algo_name, cell.algo, params[cell.algo_name], cell.key, cell.config_hash)
-            trials = self.pending.setdefault(cell.T, {})
+            trials = self.pending.setdefault((cell.T, cell.instance), {})  # a batch faces one instance
             trials.setdefault(cell.trial, []).append(spec)
-        self.pending = {T: deque(sorted(trials.items())) for T, trials in self.pending.items()}
+        self.pending = {key: deque(sorted(trials.items())) for key, trials in self.pending.items()}
         self.remaining = len(plan.todo)
         self.batch_cells, self.batch_s, self.workers = batch_cells, batch_s, max(1, workers)
         self.last: dict = {}  # T -> cells of its last batch
@@ -56,8 +56,8 @@ class Batches:
         return max(1, n)
 
     def __iter__(self):
-        for T in sorted(self.pending, reverse=True):
-            queue = self.pending[T]
+        for T, instance in sorted(self.pending, key=lambda key: (-key[0], key[1] or 0)):
+            queue = self.pending[(T, instance)]
             while queue:
                 n = self.size(T, len(queue[0][1]))
                 trials, filled = [], 0
@@ -74,7 +74,7 @@ class Batches:
                     filled += len(cells)
                 self.last[T] = filled
                 self.remaining -= filled
-                yield Batch(T, trials)
+                yield Batch(T, trials, instance)
 
 
 class Writer:

@@ -38,7 +38,7 @@ class Running:
                      "env_params": to_json({k: v for k, v in s.env_cfg.items() if k != "name"}),
                      "code": code_fingerprint(), "version": package_version(), "save_actions": s.save_actions,
                      "provenance": provenance(),
-                     "env_info": {T: to_json(stored_info(inst)) for T, inst in plan.instances.items()}}
+                     "env_info": {key: to_json(stored_info(inst)) for key, inst in plan.instances.items()}}
         plan.timing.update(write_s=0.0, worker_s=0.0, kernel_s=0.0, warm_s=0.0)
         self.writer = Writer(plan.folder, s.batch_cells, s.batch_s, plan.timing, plan.stored)
         self.batches = Batches(plan, s.batch_cells, s.batch_s, workers)
@@ -57,7 +57,8 @@ class Running:
                 break
             self.sent += 1
             self.plan.timing.setdefault("first_batch", time.time())  # its batches' span starts here
-            yield delayed(run_tagged)(tag, self.meta, s.env, self.plan.instances[b.T], b, s.batch_s, self.sink)
+            instance = self.plan.instances[(b.T, b.instance)]
+            yield delayed(run_tagged)(tag, self.meta, s.env, instance, b, s.batch_s, self.sink)
         self.all_sent = True
 
     def take(self, done) -> None:

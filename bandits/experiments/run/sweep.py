@@ -163,7 +163,8 @@ class SweepRun:
             job.log.info(job.title)
         p = timed_plan(setup, self.shards)
         s = p.setup
-        job.log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} trials={s.trials} seed={s.seed}: "
+        nested = "" if s.instances is None else f"instances={s.instances} x "
+        job.log.info(f"[{s.experiment}] env={s.env_name} T={s.Ts} {nested}trials={s.trials} seed={s.seed}: "
                      f"{len(p.todo)} cells to run, {len(p.done)} already stored (code {code_fingerprint()})")
         for bad in p.corrupt:
             job.log.warning(f"warning: unreadable or partial cell file moved to {bad}; the cell is recomputed")

@@ -35,9 +35,10 @@ class CellSpec(NamedTuple):
 
 
 class Batch(NamedTuple):
-    """Cells of one horizon, by trial."""
+    """Cells of one horizon and instance, by trial."""
     T: int
     trials: list  # [(trial, [CellSpec, ...]), ...]
+    instance: int | None = None  # None: the horizon's one instance
 
     @property
     def cells(self) -> int:
@@ -68,17 +69,17 @@ def to_json(obj) -> str:
     return json.dumps(obj, sort_keys=True, default=default)
 
 
-def make_row(meta: dict, cell: CellSpec, T: int, trial: int, numbers: dict) -> dict:
+def make_row(meta: dict, cell: CellSpec, T: int, trial: int, numbers: dict, instance: int | None = None) -> dict:
     """The stored row of one finished cell (:data:`bandits.experiments.store.shards.SCHEMA`)."""
     params = dict(cell.params)
     params["derived"] = numbers["derived"]
     return {
         "experiment": meta["experiment"], "env": meta["env_name"], "algo": cell.algo_name, "label": None,
-        "T": T, "trial": trial, "seed": meta["seed"],
+        "T": T, "trial": trial, "instance": instance, "seed": meta["seed"],
         "final_regret": numbers["final_regret"], "final_reward": numbers["final_reward"],
         "wall_time_s": numbers["wall_time_s"], "config_hash": cell.config_hash,
         "code_fingerprint": meta["code"], "package_version": meta["version"], "cell_key": cell.key,
-        "algo_params": to_json(params), "env_params": meta["env_params"], "env_info": meta["env_info"][T],
+        "algo_params": to_json(params), "env_params": meta["env_params"], "env_info": meta["env_info"][(T, instance)],
         "checkpoints": numbers["checkpoints"], "regret_curve": numbers["regret_curve"],
         "reward_curve": numbers["reward_curve"], "actions": numbers["actions"],
         "events": None if numbers["events"] is None else to_json(numbers["events"]),
@@ -141,7 +142,7 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
             for cell in one_by_one:
                 numbers = run_cell(cell.algo, cell.algo_name, instance, rewards, meta["seed"], batch.T, trial,
                                    meta["save_actions"])
-                rows.append(make_row(meta, cell, batch.T, trial, numbers))
+                rows.append(make_row(meta, cell, batch.T, trial, numbers, batch.instance))
                 kernel += numbers["wall_time_s"]
                 if sink is not None and time.monotonic() - last >= batch_s:
                     hand()
@@ -152,7 +153,7 @@ def run_batch(meta: dict, env, instance, batch: Batch, batch_s: float, sink=None
             every = run_batched_cells(items[0][1].algo, name, env, instance, meta["seed"], batch.T, trials,
                                       meta["save_actions"])
             for (trial, cell), numbers in zip(items, every, strict=True):
-                rows.append(make_row(meta, cell, batch.T, trial, numbers))
+                rows.append(make_row(meta, cell, batch.T, trial, numbers, batch.instance))
                 kernel += numbers["wall_time_s"]
             if sink is not None:
                 hand()

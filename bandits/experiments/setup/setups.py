@@ -43,6 +43,18 @@ class Setup:
     trials_from: int = 0  # the first trial of the cells to plan (a later look of trials=auto)
     checked: bool = False  # bandits.experiments.setup.checks.check_setup has passed it
     dry_run: bool = False  # validate and list the cells, run nothing
+    instances: int | None = None  # None: one instance per horizon; N: N instances, `trials` trials in each
+
+    @property
+    def instance_ids(self) -> list:
+        """The instances drawn at every horizon: [None] (the horizon's one instance, spawn key
+        (0, T)) or 0 .. N-1 (spawn key (3, i), the same draw at every T)."""
+        return [None] if self.instances is None else list(range(self.instances))
+
+    @property
+    def cells_per_algo(self) -> int:
+        """Cells of one algorithm at one horizon: instances x trials."""
+        return (self.instances or 1) * self.trials
 
     def algo_key(self, name: str) -> str | None:
         """The key under ``algos`` of one of its algorithms, or None for the single ``algo``."""
@@ -74,10 +86,11 @@ def experiment_name(value) -> str:
 
 
 # The top-level keys of conf/config.yaml (hydra's own node aside): anything else is a typo.
-TOP_LEVEL = ("algo", "env", "algos", "scenarios", "experiment_name", "T", "horizon_scale", "trials", "auto", "seed",
+TOP_LEVEL = ("algo", "env", "algos", "scenarios", "experiment_name", "T", "horizon_scale", "trials", "instances",
+             "auto", "seed",
              "n_jobs", "overwrite", "save_actions", "dry_run", "debug", "results_dir", "parallel", "slurm")
 SEED_MAX = 2 ** 63 - 1  # the seed column is a 64-bit integer
-LIMITS = {"trials": 1_000_000, "T": 10 ** 9}
+LIMITS = {"trials": 1_000_000, "T": 10 ** 9, "instances": 100_000}
 
 
 def check_top_level_keys(cfg: DictConfig) -> None:
@@ -146,6 +159,9 @@ def setup_from_config(cfg: DictConfig, cache: BuildCache | None = None) -> Setup
     auto = auto_trials(cfg.trials, plain(cfg.auto) if cfg.get("auto") else None, LIMITS["trials"])
     trials = auto.first if auto else require_int("trials", cfg.trials, minimum=1, maximum=LIMITS["trials"])
     seed = check_seed(cfg)
+    instances = cfg.get("instances")
+    if instances is not None:
+        instances = require_int("instances", instances, minimum=1, maximum=LIMITS["instances"])
     n_jobs = require_int("n_jobs", cfg.n_jobs)
     if n_jobs == 0:
         raise ConfigError("n_jobs must be a positive number of workers or -1 (all cores), got 0.")
@@ -189,4 +205,4 @@ def setup_from_config(cfg: DictConfig, cache: BuildCache | None = None) -> Setup
     batch_s = require_float("parallel.batch_s", par.get("batch_s", 10.0), minimum=0.0)
     return Setup(name, env_name, env, env_cfg, algos, Ts, trials, seed, n_jobs, save_actions, overwrite,
                  Path(results_dir), backend, par.get("address"), keyed=None not in algo_cfgs,
-                 batch_cells=batch_cells, batch_s=batch_s, auto=auto, dry_run=dry_run)
+                 batch_cells=batch_cells, batch_s=batch_s, auto=auto, dry_run=dry_run, instances=instances)

@@ -35,6 +35,7 @@ SCHEMA = pa.schema([
     ("label", pa.string()),  # human-readable, unique per configuration within a table (compose.labels)
     ("T", pa.int64()),
     ("trial", pa.int64()),
+    ("instance", pa.int64()),  # instance i of `instances` (the same draw at every T); null: the horizon's one
     ("seed", pa.int64()),
     ("final_regret", pa.float64()),
     ("final_reward", pa.float64()),

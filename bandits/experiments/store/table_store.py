@@ -52,7 +52,7 @@ log = logging.getLogger("drift_bandits")
 KEY_COLUMNS = ["config_hash", "trial"]
 ORDER = ["seed", "label", "T", "trial", "env"]
 # What the labels, the row order, the identity and a run's summary need: read without the curves.
-LIGHT = ["experiment", "env", "algo", "T", "trial", "seed", "final_regret", "final_reward", "wall_time_s",
+LIGHT = ["experiment", "env", "algo", "T", "trial", "instance", "seed", "final_regret", "final_reward", "wall_time_s",
          "config_hash", "cell_key", "algo_params", "env_params", "code_fingerprint", "git_commit"]
 REPEATED = ["experiment", "env", "algo", "algo_params", "env_params", "config_hash", "code_fingerprint",
             "git_commit"]  # read as categories

@@ -26,13 +26,19 @@ from bandits.experiments.figures.charts import loglog_figure, save_figure
 from bandits.experiments.figures.claims import NOT_MEASURED, SLOPE_TOLERANCE, have
 from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.names import LABELS
+from bandits.experiments.report.bootstrap import instance_count
 from bandits.experiments.studies import CTX_LONG, Run
+from bandits.experiments.studies import ctx_long_rules as rules
 from bandits.experiments.studies.ctx_synthetic import ADA, ADA_LABEL, THEORY, detection_delays, events, timeline_figure
 
-LONG = {f"{name}_long": rate for name, rate in THEORY.items()}  # table -> (exponent, reference text)
+# table -> (exponent, reference text): the one-instance tables (issue 36) and, next to them, the
+# same with drawn instances (issue 46; ctx_long_rules)
+LONG = {f"{name}{suffix}": rate for suffix in ("_long", "_long_instances") for name, rate in THEORY.items()}
 DELAY_PREFIX = "ctx_delay_long_shift"
 # make ctx-long alone (about an hour on 2 cores; not part of make figures or CI)
 EXPERIMENTS = (*(Run(name, release=CTX_LONG)
+                 for name in ("ctx_switch_long", "ctx_switch_growing_long", "ctx_drift_long")),
+               *(Run(f"{name}_instances", release=CTX_LONG)
                  for name in ("ctx_switch_long", "ctx_switch_growing_long", "ctx_drift_long")),
                Run("ctx_delay_long", sweep=("env.shift=0.25,0.5,1.0",), release=CTX_LONG))
 TABLES = (*LONG, f"{DELAY_PREFIX}[0-9]*")
@@ -134,11 +140,14 @@ def beats_from(curve: pd.DataFrame):
 
 
 def long_run(name: str, rows: pd.DataFrame, drawing: Drawing) -> list[dict]:
-    """One long table: its log-log figure, the ratio figure, and the claims of questions 1-4."""
-    exponent, reference = THEORY[name.removesuffix("_long")]
+    """One long table: its log-log figure, the ratio figure, and the claims of questions 1-4
+    (a table with drawn instances: the rules of :mod:`~bandits.experiments.studies.ctx_long_rules`)."""
+    exponent, reference = THEORY[name.removesuffix("_instances").removesuffix("_long")]
     theory = {a: (exponent, reference.split(" ")[0]) for a in rows["label"].unique()}
     title = f"{name}: dynamic regret against T up to {int(rows['T'].max()):,} (K = 5, d = 10, N = 500)"
     loglog_figure(rows, name, title, theory, drawing)
+    if instance_count(rows) > 1:
+        return long_run_instances(name, rows, drawing, exponent, reference)
     regrets = final_regrets(rows)
     Ts = sorted({T for _, T in regrets})
     algos = {a for a, _ in regrets}
@@ -179,6 +188,38 @@ def long_run(name: str, rows: pd.DataFrame, drawing: Drawing) -> list[dict]:
     return claims
 
 
+def long_run_instances(name: str, rows: pd.DataFrame, drawing: Drawing, exponent: float, reference: str) -> list:
+    """Questions 1-4 on a table with drawn instances, by the rules fixed in ``ctx_long_rules``."""
+    regrets = rules.nested_regrets(rows)
+    algos = {a for a, _ in regrets}
+    draws = rules.Draws(regrets, np.random.default_rng(rules.BOOTSTRAP_SEED))
+    claims = []
+    for algo in (ADA, THEORY_PRESET):
+        if have(drawing, name, algos, [algo]):
+            label = ADA_LABEL if algo == ADA else LABELS.get(algo, algo)
+            claims += rules.slope_claims(regrets, draws, algo, label, name, exponent, reference)
+    curves = [rules.ratio_curve(regrets, draws, a, b) for a, b in RATIO_PAIRS if {a, b} <= algos]
+    if curves:
+        ratios_figure(name, pd.concat(curves, ignore_index=True), rows, drawing,
+                      band=f"bands: {rules.LEVEL:.4f} two-stage bootstrap intervals ({rules.RESAMPLES} resamples of "
+                           f"{draws.n} instances, then their trials; Bonferroni over {rules.FAMILY} verdicts)")
+    by_pair = {(c["first"].iloc[0], c["second"].iloc[0]): c for c in curves}
+    figure = f"{name}_ratios"
+    level = f"{rules.LEVEL:.4f} interval, Bonferroni over {rules.FAMILY}"
+    for other, text in BEATEN:
+        if have(drawing, figure, algos, [ADA, other]):
+            claims.append(crossing_claim(f"{ADA_LABEL} beats {text}: the smallest T from which the {level} of the "
+                                         f"ratio of mean regrets lies below 1 ({draws.n} instances)", figure,
+                                         by_pair[(ADA, other)], "some T <= 1e6"))
+    if have(drawing, figure, algos, [ADA, NOREPLAY]):
+        claims.append(crossing_claim(f"replay phases pay for themselves: the smallest T from which Ada-ILTCB+ with "
+                                     f"replay has lower regret than without ({level} of the ratio below 1, "
+                                     f"{draws.n} instances)", figure, by_pair[(ADA, NOREPLAY)], "some T <= 1e6"))
+    if have(drawing, name, algos, [THEORY_PRESET]):
+        claims.append(theory_restarts(name, rows))
+    return claims
+
+
 def ci_slope_verdict(lo: float, hi: float, exponent: float) -> str:
     if hi < exponent - SLOPE_TOLERANCE:
         return "below bound"
@@ -209,7 +250,7 @@ def theory_restarts(name: str, rows: pd.DataFrame) -> dict:
             "verdict": "agrees" if total == 0 else "disagrees"}
 
 
-def ratios_figure(name: str, data: pd.DataFrame, rows: pd.DataFrame, drawing: Drawing) -> None:
+def ratios_figure(name: str, data: pd.DataFrame, rows: pd.DataFrame, drawing: Drawing, band: str = "") -> None:
     """Ratio of mean final regrets against T (log-log), one curve per pair, 95% bootstrap CIs."""
     import matplotlib.pyplot as plt
 
@@ -230,5 +271,5 @@ def ratios_figure(name: str, data: pd.DataFrame, rows: pd.DataFrame, drawing: Dr
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
     trials = int(data["trials"].min())
-    save_figure(fig, data, drawing, figure, f"bands: 95% percentile bootstrap CI ({BOOTSTRAP} resamples of "
-                                            f"{trials} paired trials)")
+    save_figure(fig, data, drawing, figure, band or f"bands: 95% percentile bootstrap CI ({BOOTSTRAP} resamples of "
+                                                    f"{trials} paired trials)")

@@ -6,7 +6,9 @@ modern baselines.
   algorithm's mean final regret relative to the best learner's (the oracle reference is
   listed but never "best"), with a 95% paired bootstrap interval over trials, its rank,
   and its measured cost per round, with the overall ranking across the scenarios in
-  ``ns_benchmark_leaderboard_overall.csv`` (:mod:`~bandits.experiments.figures.leaderboard`).
+  ``ns_benchmark_leaderboard_overall.csv`` (:mod:`~bandits.experiments.figures.leaderboard`),
+  and rliable's aggregates across the scenarios at the largest T (``ns_benchmark_aggregate``,
+  ``_improvement``, ``_profiles``, ``_ranks``: :mod:`~bandits.experiments.figures.aggregates`).
   Claims: the published rates and orderings of the
   change-detection literature, and MASTER in practice (Gerogiannis, Huang &
   Veeravalli 2024: its tests are rarely triggered, change detection beats it).
@@ -29,6 +31,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from bandits.experiments.figures import aggregates
 from bandits.experiments.figures import leaderboard as leaderboards
 from bandits.experiments.figures.charts import loglog_figure
 from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
@@ -82,6 +85,9 @@ def draw(tables: dict, drawing: Drawing) -> list[dict]:
             claims += fig2_modern_claims(drawing, name, scenario, board)
         claims += sensitivity_claims(experiment, name.replace(".", "_"), board)
     leaderboards.write(boards, drawing.folder)
+    benchmark = {name.partition(".")[2]: rows for name, rows in tables.items() if name.startswith("ns_benchmark.")}
+    if len(benchmark) > 1:
+        aggregates.draw("ns_benchmark", benchmark, drawing, label=lambda a: LABELS.get(a, a))
     return claims
 
 

@@ -1,0 +1,147 @@
+"""The long run's rules for a run with drawn instances (issue 46), fixed in a commit before the
+run they judge. ``ctx_long_run`` applies them to a long table whose rows hold instances; a
+table of one instance per horizon keeps the earlier rules (issue 36), so that the earlier
+verdicts stand as rows of their own next to these.
+
+1. **Intervals.** Every interval is the two-stage bootstrap's
+   (:mod:`bandits.experiments.report.bootstrap`; RESAMPLES resamples from BOOTSTRAP_SEED):
+   instances, then trials within each. The algorithms of a horizon share both stages
+   (paired); horizons share neither (point 5).
+2. **Multiplicity.** The long run's CI-based verdicts are one family: per long table, the two
+   slope verdicts and the three crossing verdicts, FAMILY = 15 over the three tables. Each
+   interval is at the Bonferroni level 1 - 0.05 / FAMILY, so the family's error is at most 5%.
+3. **Slopes.** The slope verdict fits log(mean regret) on log T over the horizons of the last
+   decade (T >= T_max / 10) and needs at least MIN_HORIZONS of them (else "not measured"); it
+   matches the reference when its interval meets [rate - SLOPE_TOLERANCE, rate + SLOPE_TOLERANCE]
+   (as before). Reported beside it, with no verdict: the local slopes between consecutive
+   horizons of the last decade with their intervals, whether they still fall (the last one's
+   interval wholly below the first one's), and the second reading, the exponent a of
+   T^a (log T)^b fitted over every horizon.
+4. **What the tolerance cannot tell apart.** Over the decade 1e5 to 1e6 a factor (log T)^b
+   adds b log(log 1e6 / log 1e5) / log 10 = 0.079 b to a fitted power of T, so a rate T^a log T
+   reads as T^(a + 0.079): wider than SLOPE_TOLERANCE. The second reading is there for this.
+5. **Horizons apart.** The contextual families draw their change points among the rounds
+   1 .. T-1 before the rest of the instance, so instance i shares its stream across T but not
+   its problem. The horizons are therefore not paired: each draws its own instance stage
+   (SHARE_INSTANCES = False). Pairing them, so that T is the only thing that changes along a
+   slope, needs the environment to draw its T-free parts first (a change to
+   ``bandits/environments/drifting_contextual.py``, hence a release), and this rule changed
+   in a commit before the run it would judge.
+6. **Crossings** as before (the smallest T from which the ratio's interval lies below 1 at that
+   and every larger T), at the corrected level.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bandits.experiments.figures.claims import NOT_MEASURED, SLOPE_TOLERANCE
+from bandits.experiments.report import bootstrap as bs
+
+RESAMPLES = 2000
+BOOTSTRAP_SEED = 20261207
+FAMILY = 15
+LEVEL = bs.bonferroni_level(0.95, FAMILY)
+MIN_HORIZONS = 5
+SHARE_INSTANCES = False  # point 5: instance i is not the same problem at every T in these families
+LOG_FACTOR_SLOPE = float(np.log(np.log(1e6) / np.log(1e5)) / np.log(10))  # 0.079 per unit of b
+REPORTED = "reported (no verdict)"
+
+
+def nested_regrets(rows: pd.DataFrame) -> dict:
+    """(label, T) -> final regrets as instances x trials, over what every label has at T."""
+    out = {}
+    for T, at in rows.groupby("T"):
+        parts = {str(label): bs.nested(g) for label, g in at.groupby("label")}
+        n = min(p.shape[0] for p in parts.values())
+        m = min(p.shape[1] for p in parts.values())
+        out.update({(label, int(T)): p[:n, :m] for label, p in parts.items()})
+    return out
+
+
+class Draws:
+    """The resamples of one long table: per horizon an instance stage (one shared by every
+    horizon where ``share``) and a trial stage, both shared by the algorithms."""
+
+    def __init__(self, regrets: dict, rng: np.random.Generator, share: bool = SHARE_INSTANCES):
+        shapes = {T: x.shape for (_, T), x in regrets.items()}
+        n = min(s[0] for s in shapes.values())
+        self.n = n
+        first = bs.resamples(n, 1, rng, RESAMPLES)
+        self.by_T = {T: bs.resamples(n, shapes[T][1], rng, RESAMPLES, instances=first.instances if share else None)
+                     for T in sorted(shapes)}
+
+    def means(self, regrets: dict, algo: str, T: int) -> np.ndarray:
+        return bs.resampled_means(regrets[(algo, T)][: self.n], self.by_T[T])
+
+
+def interval(boot, n: int) -> tuple:
+    return bs.interval(boot, n, LEVEL)
+
+
+def slope_reading(regrets: dict, draws: Draws, algo: str, Ts: list) -> tuple:
+    """(slope, lo, hi) of log mean regret on log T over ``Ts``."""
+    x = np.log(np.asarray(Ts, dtype=float))
+    point = np.polyfit(x, np.log([regrets[(algo, T)].mean() for T in Ts]), 1)[0]
+    boot = np.stack([draws.means(regrets, algo, T) for T in Ts], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fits = np.polyfit(x, np.log(boot).T, 1)[0]
+    lo, hi = interval(fits, draws.n)
+    return float(point), lo, hi
+
+
+def log_factor_reading(regrets: dict, algo: str, Ts: list) -> tuple | None:
+    """(a, b) of log R = a log T + b log log T + c over every horizon (None below 4 horizons)."""
+    if len(Ts) < 4:
+        return None
+    logT = np.log(np.asarray(Ts, dtype=float))
+    design = np.column_stack([logT, np.log(logT), np.ones_like(logT)])
+    coef = np.linalg.lstsq(design, np.log([regrets[(algo, T)].mean() for T in Ts]), rcond=None)[0]
+    return float(coef[0]), float(coef[1])
+
+
+def slope_claims(regrets: dict, draws: Draws, algo: str, label: str, name: str, exponent: float,
+                 reference: str) -> list[dict]:
+    Ts = sorted({T for a, T in regrets if a == algo})
+    last = [T for T in Ts if T >= Ts[-1] / 10]
+    n, trials = draws.n, min(regrets[(algo, T)].shape[1] for T in Ts)
+    basis = f"{n} instances x {trials} trials, {LEVEL:.4f} two-stage bootstrap intervals (Bonferroni over {FAMILY})"
+    claim = (f"{label} regret slope over the last decade (T = {last[0]:,} to {last[-1]:,}, {len(last)} horizons) "
+             f"against the {reference} reference; {basis}")
+    expected = f"{exponent:.3f} +- {SLOPE_TOLERANCE} (the interval meets it)"
+    if len(last) < MIN_HORIZONS or any(regrets[(algo, T)].mean() <= 0 for T in last):
+        return [{"claim": claim, "figure": name, "expected": expected, "verdict": NOT_MEASURED,
+                 "measured": f"n/a (fewer than {MIN_HORIZONS} horizons in the last decade, or a non-positive "
+                             "mean regret)"}]
+    slope, lo, hi = slope_reading(regrets, draws, algo, last)
+    out = [{"claim": claim, "figure": name, "measured": f"{slope:.3f} [{lo:.3f}, {hi:.3f}]", "expected": expected,
+            "verdict": "below bound" if hi < exponent - SLOPE_TOLERANCE else
+            "exceeds bound" if lo > exponent + SLOPE_TOLERANCE else "agrees"}]
+    local = [slope_reading(regrets, draws, algo, [a, b]) for a, b in zip(last, last[1:], strict=False)]
+    falling = local[-1][2] < local[0][1]
+    out.append({"claim": f"{label}: local slopes between consecutive horizons of the last decade; {basis}",
+                "figure": name, "measured": "; ".join(f"{s:.3f} [{lo_:.3f}, {hi_:.3f}]" for s, lo_, hi_ in local)
+                + (" (still falling)" if falling else " (not shown to fall)"),
+                "expected": "reported", "verdict": REPORTED})
+    fit = log_factor_reading(regrets, algo, Ts)
+    if fit is not None:
+        out.append({"claim": f"{label}: the second reading, log R = a log T + b log log T + c over every horizon",
+                    "figure": name, "measured": f"a = {fit[0]:.3f}, b = {fit[1]:.2f}",
+                    "expected": f"reported (a (log T)^b factor moves a one-decade slope by {LOG_FACTOR_SLOPE:.3f} b)",
+                    "verdict": REPORTED})
+    return out
+
+
+def ratio_curve(regrets: dict, draws: Draws, first: str, second: str) -> pd.DataFrame:
+    """mean regret(first) / mean regret(second) per T, with its paired two-stage interval."""
+    out = []
+    for T in sorted(draws.by_T):
+        a, b = regrets[(first, T)], regrets[(second, T)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            boot = draws.means(regrets, first, T) / draws.means(regrets, second, T)
+        lo, hi = interval(boot, draws.n)
+        out.append({"pair": f"{first} / {second}", "first": first, "second": second, "T": int(T),
+                    "trials": int(a.size), "instances": int(a.shape[0]), "ratio": float(a.mean() / b.mean()),
+                    "ci_low": lo, "ci_high": hi})
+    return pd.DataFrame(out)
