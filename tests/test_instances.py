@@ -58,3 +58,10 @@ def test_summary_and_caption_say_instances_by_trials(rows):
 def test_bad_instances_is_one_paragraph():
     with pytest.raises(ConfigError, match="instances"):
         simulate(env=ENV, algos=["ucb1"], T=300, trials=2, instances=0)
+
+
+def test_a_figure_of_instances_says_its_bands_are_the_two_stage_bootstraps(rows):
+    from bandits.experiments.figures.charts import band_footer
+
+    text = band_footer(None, rows.groupby(["algo", "T"]).size(), pooled_text(rows))
+    assert text.startswith("bands: 95% two-stage bootstrap interval (instances, then trials) over 3 instances x 2")

@@ -15,8 +15,8 @@ Readability, one helper each, used by every figure:
   :class:`~bandits.experiments.figures.drawing.Drawing`; :func:`loglog_figure` and
   :func:`curve_figure` take ``highlight=`` and fall back to the stage's choice, the functions
   that draw on given axes draw the ``highlight`` they are given);
-* bands: the 95% t-interval over trials, its lower edge clipped at 0 where the regret
-  cannot be negative (pseudo-regret against the best action of each round,
+* bands: the 95% t-interval over trials (over drawn instances, the two-stage bootstrap's), its
+  lower edge clipped at 0 where the regret cannot be negative (pseudo-regret against the best action of each round,
   :func:`~bandits.experiments.figures.common.regret_by_T`,
   :func:`~bandits.experiments.figures.common.curve_band`), and :func:`band_footer` says so;
   on a log axis :func:`~bandits.experiments.figures.axes.band_line` clips a band's lower edge
@@ -76,7 +76,7 @@ from bandits.experiments.figures.drawing import Drawing  # noqa: E402
 from bandits.experiments.figures.knowledge import GROUP_LINES, GROUP_ORDER, OTHER  # noqa: E402
 from bandits.experiments.figures.layout import axis_label, place_texts  # noqa: E402
 from bandits.experiments.figures.names import LABELS, is_highlighted, parse_highlight  # noqa: E402
-from bandits.experiments.figures.pooling import pooled_text  # noqa: E402
+from bandits.experiments.figures.pooling import NESTED, pooled_text  # noqa: E402
 from bandits.experiments.figures.styles import MARKEVERY, curve_styles  # noqa: E402
 from bandits.experiments.setup.regret_kind import DYNAMIC, rows_regret_kind  # noqa: E402
 
@@ -231,8 +231,12 @@ CLIPPED_TEXT = "clipped at 0 (pseudo-regret is never negative)"
 
 def band_footer(ax, trials: pd.Series, note: str = "", clipped_at_zero: bool = False, what: str = "bands") -> str:
     """The footer that says which interval the bands (or error bars) draw: the 95% t-interval
-    over how many trials, what was pooled (``note``), and where its edges were clipped."""
-    text = f"{what}: 95% t-interval over {trials_text(trials)}{f' ({note})' if note else ''}"
+    over how many trials (over drawn instances, the two-stage bootstrap's), what was pooled
+    (``note``), and where its edges were clipped."""
+    if NESTED in note:  # drawn instances: the bands are the two-stage bootstrap's (report.summary.band)
+        text = f"{what}: 95% two-stage bootstrap interval (instances, then trials) over {note}"
+    else:
+        text = f"{what}: 95% t-interval over {trials_text(trials)}{f' ({note})' if note else ''}"
     if clipped_at_zero:
         text += f", {CLIPPED_TEXT}"
     if getattr(ax, "bands_clipped", False):

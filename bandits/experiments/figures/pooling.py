@@ -27,6 +27,7 @@ NOISE = "noise varies"
 REPLAYED = "the same rewards replayed; the algorithms' own randomness varies"
 MIXED_NOISE = "noise varies in some instances, the same rewards are replayed in others"
 CONTEXTUAL_TABLE_SOURCES = ("file", "supervised", "river")
+NESTED = " instances x "  # in a caption: the rows hold drawn instances (instances=N)
 MAX_SEED_CURVES = 8  # a table of your own with several seeds: a curve per (configuration, seed) up to this many
 
 
@@ -93,7 +94,7 @@ def pooled_text(rows: pd.DataFrame) -> str:
         each = f"{counts.min()}" if counts.min() == counts.max() else f"{counts.min()} to {counts.max()}"
         across = " (the same instances at every T)" if per_T else ""
         root = f", root seeds {listed(seeds)}" if len(seeds) > 1 else ""
-        return f"{n} instances x {each} trials{across}{root}; {noise}"
+        return f"{n}{NESTED}{each} trials{across}{root}; {noise}"
     if len(seeds) <= 1:
         return f"one instance{per_T}, {noise}"
     curve = [c for c in ("label", "algo") if c in rows.columns][:1]
