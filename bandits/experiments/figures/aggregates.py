@@ -43,11 +43,7 @@ TAUS = np.geomspace(1.0, 30.0, 60)
 def nested_by_algo(rows: pd.DataFrame, column: str = "final_regret") -> tuple[list, np.ndarray]:
     """One scenario's rows at one T as (algorithms, array algos x instances x trials), over the
     trials every algorithm and instance has."""
-    algos = sorted(rows["algo"].unique())
-    parts = [bs.nested(rows[rows["algo"] == a], column) for a in algos]
-    n = min(p.shape[0] for p in parts)
-    m = min(p.shape[1] for p in parts)
-    return algos, np.stack([p[:n, :m] for p in parts])
+    return bs.nested_by(rows, "algo", column)
 
 
 def normalised(scenarios: dict, reference: str = REFERENCE) -> tuple[list, dict]:

@@ -114,6 +114,17 @@ def nested(rows: pd.DataFrame, column: str = "final_regret") -> np.ndarray:
     return rows[column].to_numpy(dtype=np.float64)[nested_positions(rows)]
 
 
+def nested_by(rows: pd.DataFrame, by: str, column: str = "final_regret") -> tuple[list, np.ndarray]:
+    """The configurations of ``rows`` (one horizon) by ``by`` (sorted) and their values of
+    ``column`` as one array configurations x instances x trials, over the instances and
+    trials every configuration has (:func:`nested`): paired across configurations."""
+    names = sorted(rows[by].unique())
+    parts = [nested(rows[rows[by] == name], column) for name in names]
+    n = min(p.shape[0] for p in parts)
+    m = min(p.shape[1] for p in parts)
+    return [str(name) for name in names], np.stack([p[:n, :m] for p in parts])
+
+
 def instance_count(rows: pd.DataFrame) -> int:
     """How many drawn instances ``rows`` hold (1 for rows of a horizon's one instance)."""
     if "instance" not in rows.columns or rows["instance"].isna().all():

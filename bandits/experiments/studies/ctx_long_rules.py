@@ -53,10 +53,8 @@ def nested_regrets(rows: pd.DataFrame) -> dict:
     """(label, T) -> final regrets as instances x trials, over what every label has at T."""
     out = {}
     for T, at in rows.groupby("T"):
-        parts = {str(label): bs.nested(g) for label, g in at.groupby("label")}
-        n = min(p.shape[0] for p in parts.values())
-        m = min(p.shape[1] for p in parts.values())
-        out.update({(label, int(T)): p[:n, :m] for label, p in parts.items()})
+        labels, values = bs.nested_by(at, "label")
+        out.update({(label, int(T)): x for label, x in zip(labels, values, strict=True)})
     return out
 
 
