@@ -59,8 +59,27 @@ def test_drifting_mode_reports_variation_and_best_policy():
     assert len(set(inst.evaluation["optimal_policy"])) > 1
 
 
+@pytest.mark.parametrize("kwargs", [dict(K=4, d=5, n_pieces=3, n_policies=60),
+                                    dict(K=3, d=4, mode="drifting", n_policies=50, eval_points=20, mc_contexts=200)])
+def test_instance_is_the_same_problem_at_every_T(kwargs):
+    """draw_order by_part: one key gives the same thetas, policy class and Monte-Carlo contexts
+    at every T, and the contexts at T are the first T of a longer horizon's; so a run with
+    ``instances`` changes only T across horizons. ``sequential`` (the earlier order) does not."""
+    def draw(T, order):
+        env = DriftingContextual(**kwargs, draw_order=order)
+        return env.instance(T, np.random.default_rng(np.random.SeedSequence(7)))
+    short, long = draw(900, "by_part"), draw(2700, "by_part")
+    np.testing.assert_array_equal(short.evaluation["policy_weights"], long.evaluation["policy_weights"])
+    np.testing.assert_array_equal(short.info["contexts"], long.info["contexts"][:900])
+    if kwargs.get("mode") != "drifting":  # piece s's theta: the same logits on the shared contexts
+        np.testing.assert_allclose(short.means[:300], long.means[:300])
+    before = draw(900, "sequential"), draw(2700, "sequential")
+    assert not np.array_equal(before[0].evaluation["policy_weights"], before[1].evaluation["policy_weights"])
+
+
 @pytest.mark.parametrize("kwargs,fragment", [
     ({"K": 1}, "env.K must be >= 2"),
+    ({"draw_order": "random"}, "env.draw_order"),
     ({"n_pieces": 8, "n_policies": 5}, "smaller than the 8 stationary pieces"),
 ])
 def test_environment_bad_input(kwargs, fragment):

@@ -15,7 +15,8 @@ rewards lie in [0, 1] as the paper requires. theta_t is a K x d matrix:
 Policy class (``policy_class: finite``): N = ``n_policies`` linear argmax policies
 x -> argmax_a W_a . x. It contains the Bayes-optimal policy W = theta of every
 stationary piece (switching) and of ``n_policies // 10`` evenly spaced times
-(drifting); the rest are random W. The order is shuffled. ``info`` reveals the
+(drifting: evenly spaced fractions of the rotation, 0 to 1, under ``draw_order: by_part``; the
+nearest rounds under ``sequential``); the rest are random W. The order is shuffled. ``info`` reveals the
 contexts and every policy's action at every round (``policy_actions``, T x N),
 which is all an ERM oracle over this class needs.
 
@@ -25,6 +26,16 @@ For switching instances pi*_t is the piece's Bayes-optimal policy, so its reward
 is max_a mu_t(a | x_t). For drifting instances R_t is estimated on a fixed
 Monte-Carlo sample of ``mc_contexts`` contexts at ``eval_points`` evenly spaced
 times, and pi*_t is held between them (documented approximation).
+
+Order of the draws (``draw_order``). ``by_part`` (the default) draws each part of the
+instance from its own child stream of the instance's generator (``Generator.spawn``): the
+thetas (U and V), the policy class (its order and its random W), the Monte-Carlo contexts, the
+random change points, and last the T contexts. The parts that do not depend on T are then the
+same at every T, and the contexts at T are the first T of those at a larger T, so instance i of
+an experiment with ``instances`` (drawn from one key at every T) is the same problem at every
+horizon, T the only thing that changes. ``sequential``, the earlier order (the T contexts
+first, then everything else from the one stream), keeps the numbers of runs made before it;
+there every part depends on T.
 
 Non-stationarity is reported as the paper defines it (``S_switches``, ``Delta_TV``;
 named so as not to clash with the hedging paper's S, a bound on ||theta||):
@@ -106,7 +117,8 @@ class DriftingContextual:
                  pieces_exponent: float | None = None, change_points: str = "even", turns: float = 1.0,
                  context: str = "gaussian", scale: float = 3.0, n_policies: int = 500,
                  policy_class: str = "finite", mc_contexts: int = 2000, eval_points: int = 200,
-                 shift: float | None = None, tv: str = "exact", tv_samples: int = 200):
+                 shift: float | None = None, tv: str = "exact", tv_samples: int = 200,
+                 draw_order: str = "by_part"):
         self.K = K
         self.d = d
         self.mode = mode
@@ -123,6 +135,7 @@ class DriftingContextual:
         self.shift = shift
         self.tv = tv
         self.tv_samples = tv_samples
+        self.draw_order = draw_order
 
     def pieces(self, T: int) -> int:
         if self.mode == "drifting":
@@ -145,6 +158,7 @@ class DriftingContextual:
         require_int("env.mc_contexts", self.mc_contexts, minimum=10)
         require_choice("env.tv", self.tv, {"exact", "monte_carlo"})
         require_int("env.tv_samples", self.tv_samples, minimum=1)
+        require_choice("env.draw_order", self.draw_order, {"by_part", "sequential"})
         if self.tv == "exact" and int(self.K) > EXACT_TV_MAX_K:
             raise ConfigError(f"env.K={self.K}: the exact total variation Delta enumerates 2^K reward vectors per "
                               f"context (2^{self.K} = {2 ** int(self.K):,}); it is limited to K <= {EXACT_TV_MAX_K}. "
@@ -180,16 +194,27 @@ class DriftingContextual:
         cell = np.dtype(action_dtype(K)).itemsize
         return 8 * T * (d + 2 * K) + cell * T * N + mc * (8 * d + cell * N) + 8 * N * K * d
 
+    def _streams(self, rng: np.random.Generator) -> dict[str, np.random.Generator]:
+        """The generator of each part of the instance (see ``draw_order`` in the module's text):
+        one child stream per part (``by_part``), or ``rng`` itself for all (``sequential``)."""
+        parts = ("theta", "policies", "mc", "change_points", "contexts")
+        if self.draw_order == "sequential":
+            return dict.fromkeys(parts, rng)
+        return dict(zip(parts, rng.spawn(len(parts)), strict=True))
+
     def instance(self, T: int, rng: np.random.Generator) -> Instance:
         K, N = int(self.K), int(self.n_policies)
-        X = self._contexts(rng, T)
-        mc = self._contexts(rng, int(self.mc_contexts))
+        draw = self._streams(rng)
+        if self.draw_order == "sequential":  # the earlier order: contexts first
+            X = self._contexts(draw["contexts"], T)
+        mc = self._contexts(draw["mc"], int(self.mc_contexts))
+        rng = draw["theta"]  # the thetas and, when sampled, the TV's reward vectors
         if self.mode == "switching":
             S = self.pieces(T)
             if self.change_points == "even":
                 starts = np.unique(np.floor(np.arange(S) * T / S).astype(np.int64))
             else:
-                starts = np.r_[0, np.sort(rng.choice(np.arange(1, T), size=S - 1, replace=False))]
+                starts = np.r_[0, np.sort(draw["change_points"].choice(np.arange(1, T), size=S - 1, replace=False))]
             thetas = [self._theta(rng)]
             for _ in range(1, len(starts)):
                 fresh = self._theta(rng)
@@ -198,6 +223,8 @@ class DriftingContextual:
                               + float(self.shift) * fresh)
             thetas = np.stack(thetas)
             piece = np.searchsorted(starts, np.arange(T), side="right") - 1
+            if self.draw_order == "by_part":
+                X = self._contexts(draw["contexts"], T)
             logits = np.einsum("td,tkd->tk", X, thetas[piece])
             bayes = thetas
             delta = sum(self._tv(sigmoid(mc @ thetas[s - 1].T), sigmoid(mc @ thetas[s].T), rng)
@@ -205,11 +232,16 @@ class DriftingContextual:
         else:
             U, V = self._theta(rng), self._theta(rng)
             phi = float(self.turns) * 2 * np.pi * np.arange(1, T + 1) / T
+            if self.draw_order == "by_part":
+                X = self._contexts(draw["contexts"], T)
             logits = np.cos(phi)[:, None] * (X @ U.T) + np.sin(phi)[:, None] * (X @ V.T)
             starts = np.array([0])
             n_bayes = max(1, N // 10)
-            times = np.linspace(0, T - 1, n_bayes).round().astype(int)
-            bayes = np.stack([np.cos(phi[t]) * U + np.sin(phi[t]) * V for t in times])
+            if self.draw_order == "sequential":
+                phases = phi[np.linspace(0, T - 1, n_bayes).round().astype(int)]
+            else:  # evenly spaced fractions of the rotation, the same at every T
+                phases = float(self.turns) * 2 * np.pi * np.linspace(0, 1, n_bayes)
+            bayes = np.stack([np.cos(ph) * U + np.sin(ph) * V for ph in phases])
             grid = np.linspace(0, T - 1, int(self.eval_points)).round().astype(int)
             theta_at = lambda t: np.cos(phi[t]) * U + np.sin(phi[t]) * V  # noqa: E731
             # per-round TV at each grid point times the rounds it stands for
@@ -218,8 +250,13 @@ class DriftingContextual:
                 step = self._tv(sigmoid(mc @ theta_at(a).T), sigmoid(mc @ theta_at(min(a + 1, T - 1)).T), rng)
                 delta += step * (b - a)
         means = sigmoid(logits)
-        W = np.concatenate([bayes, rng.standard_normal((N - len(bayes), K, int(self.d)))])
-        order = rng.permutation(N)
+        policies = draw["policies"]
+        if self.draw_order == "sequential":
+            W = np.concatenate([bayes, policies.standard_normal((N - len(bayes), K, int(self.d)))])
+            order = policies.permutation(N)
+        else:  # the order first: with S = T^c the number of random W (N - S) changes with T
+            order = policies.permutation(N)
+            W = np.concatenate([bayes, policies.standard_normal((N - len(bayes), K, int(self.d)))])
         W = W[order]
         bayes_index = np.argsort(order)[: len(bayes)]  # where each Bayes policy went
         pred = policy_actions(W, X)
