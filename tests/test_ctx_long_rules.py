@@ -63,9 +63,13 @@ def test_ratio_curve_is_paired_and_covers_the_true_ratio():
     assert set(curve["instances"]) == {5}
 
 
-def test_horizons_draw_their_own_instance_stage_unless_shared():
+def test_horizons_share_the_instance_stage_unless_told_not_to():
+    """Point 5: instance i is the same problem at every T (draw_order by_part), so the horizons
+    share one instance stage; share=False (the rule before that) gives each its own."""
     regrets = rules.nested_regrets(table(0.5))
-    apart = rules.Draws(regrets, np.random.default_rng(0))
-    assert not (apart.by_T[TS[0]].instances == apart.by_T[TS[1]].instances).all()  # point 5: not paired
-    shared = rules.Draws(regrets, np.random.default_rng(0), share=True)
+    assert rules.SHARE_INSTANCES
+    shared = rules.Draws(regrets, np.random.default_rng(0))
     assert (shared.by_T[TS[0]].instances == shared.by_T[TS[1]].instances).all()
+    assert not (shared.by_T[TS[0]].trials == shared.by_T[TS[1]].trials).all()  # trial streams differ with T
+    apart = rules.Draws(regrets, np.random.default_rng(0), share=False)
+    assert not (apart.by_T[TS[0]].instances == apart.by_T[TS[1]].instances).all()

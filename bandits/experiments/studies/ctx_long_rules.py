@@ -20,13 +20,14 @@ verdicts stand as rows of their own next to these.
 4. **What the tolerance cannot tell apart.** Over the decade 1e5 to 1e6 a factor (log T)^b
    adds b log(log 1e6 / log 1e5) / log 10 = 0.079 b to a fitted power of T, so a rate T^a log T
    reads as T^(a + 0.079): wider than SLOPE_TOLERANCE. The second reading is there for this.
-5. **Horizons apart.** The contextual families draw their change points among the rounds
-   1 .. T-1 before the rest of the instance, so instance i shares its stream across T but not
-   its problem. The horizons are therefore not paired: each draws its own instance stage
-   (SHARE_INSTANCES = False). Pairing them, so that T is the only thing that changes along a
-   slope, needs the environment to draw its T-free parts first (a change to
-   ``bandits/environments/drifting_contextual.py``, hence a release), and this rule changed
-   in a commit before the run it would judge.
+5. **Horizons paired by instance.** The contextual environment draws each part of instance i
+   from its own child stream (``draw_order: by_part``, bandits/environments/drifting_contextual.py),
+   so its thetas, policy class and Monte-Carlo contexts are the same at every T and its contexts
+   at T are the first T of a longer horizon's: T is the only thing that changes along a slope.
+   The horizons therefore share one instance stage (SHARE_INSTANCES = True); the trials, whose
+   streams differ between horizons, are resampled within each (T, instance). (Before that
+   environment change, committed before this run, the families drew their T-dependent parts
+   first, and the rule was False.)
 6. **Crossings** as before (the smallest T from which the ratio's interval lies below 1 at that
    and every larger T), at the corrected level.
 """
@@ -44,7 +45,7 @@ BOOTSTRAP_SEED = 20261207
 FAMILY = 15
 LEVEL = bs.bonferroni_level(0.95, FAMILY)
 MIN_HORIZONS = 5
-SHARE_INSTANCES = False  # point 5: instance i is not the same problem at every T in these families
+SHARE_INSTANCES = True  # point 5: instance i is the same problem at every T (draw_order: by_part)
 LOG_FACTOR_SLOPE = float(np.log(np.log(1e6) / np.log(1e5)) / np.log(10))  # 0.079 per unit of b
 REPORTED = "reported (no verdict)"
 
