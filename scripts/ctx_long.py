@@ -6,10 +6,10 @@
 runs the release's command lines (those the studies declare for ``ctx-long``,
 :func:`bandits.experiments.studies.release_commands`), or the commands given, as
 ``python run.py commands CMD ...`` (one process for every command, as ``make figures``
-does) and writes ``<results>/ctx_long_run.csv``: when it started and ended, its wall time, the
+does) and adds a row to ``<results>/ctx_long_run.csv`` (one row per run): when it started and ended, its wall time, the
 peak resident memory of the whole process tree (the runner and its workers together, sampled
 every second from /proc) and of its largest single process, and the machine. docs/ada.md
-("The long run") quotes it. The runner's own timing rows go to ``<results>/ctx_long_timings.csv``,
+("The long run") quotes it. The runner's own timing rows are added to ``<results>/ctx_long_timings.csv``,
 not into ``timings.csv``, which is ``make figures``' record. An interrupted run loses nothing:
 the cells already stored are kept, and the same command goes on from them.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import os
 import platform
 import subprocess
@@ -31,19 +32,26 @@ FILE = "ctx_long_run.csv"
 TIMINGS_FILE = "ctx_long_timings.csv"  # the long run's rows of the runner's timings, apart from make figures'
 
 
+def append_rows(path: Path, header: bytes, rows: bytes) -> None:
+    """Append ``rows`` (CSV lines) to ``path``, writing ``header`` first when the file is new
+    or has other columns (then it starts afresh): one file records every long run."""
+    old = path.read_bytes() if path.exists() else b""
+    path.write_bytes((old if old.startswith(header) else header) + rows)
+
+
 def keep_timings_apart(timings: Path, before: bytes | None, apart: Path) -> None:
     """Move the rows the run appended to ``<results>/timings.csv`` (make figures' own record,
-    which docs/speed.md breaks down) into ``apart``, and leave timings.csv as it was."""
+    which docs/speed.md breaks down) to the end of ``apart``, and leave timings.csv as it was."""
     if not timings.exists():
         return
     after = timings.read_bytes()
+    header = after.split(b"\n", 1)[0] + b"\n"
     if before is None:  # no timings.csv before: the whole file is the run's
-        apart.write_bytes(after)
+        append_rows(apart, header, after[len(header):])
         timings.unlink()
         return
     if after.startswith(before) and len(after) > len(before):
-        header = before.split(b"\n", 1)[0] + b"\n"
-        apart.write_bytes(header + after[len(before):])
+        append_rows(apart, header, after[len(before):])
         timings.write_bytes(before)
 
 
@@ -115,10 +123,12 @@ def main(argv=None) -> int:
     keep_timings_apart(timings, before, Path(args.results) / TIMINGS_FILE)
     path = Path(args.results) / FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(row))
-        writer.writeheader()
-        writer.writerow(row)
+    line = io.StringIO(newline="")
+    writer = csv.DictWriter(line, fieldnames=list(row))
+    writer.writeheader()
+    writer.writerow(row)
+    header, _, body = line.getvalue().encode().partition(b"\n")
+    append_rows(path, header + b"\n", body)
     print(f"ctx-long: {row['wall_s'] / 60:.1f} min, peak memory {row['peak_tree_rss_mb']:,} MB (all processes), "
           f"{row['peak_process_rss_mb']:,} MB (largest); {path}")
     return status
