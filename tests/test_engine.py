@@ -57,8 +57,9 @@ def test_one_oful_radius_and_one_t_interval():
     assert sources_matching(r"math\.log\(\(1\.0 \+") == ["bandits/algorithms/tuning.py"]
     t_ppf = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "bandits" / "experiments").rglob("*.py"))
              if "t.ppf" in p.read_text()]
-    # the t-interval lives in summary.py; bootstrap.py's t quantile sets the expanded percentile
-    # level of the two-stage bootstrap (its tail probability), not a second t-interval
+    # the t-interval over trials lives in summary.py; bootstrap.py's t quantiles belong to the
+    # two-stage bootstrap over instances (the expanded percentile level, and a mean's t interval
+    # on the bootstrap standard error): a different interval, over instances, not a copy
     assert t_ppf == ["bandits/experiments/report/bootstrap.py", "bandits/experiments/report/summary.py"]
 
 
