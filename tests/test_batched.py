@@ -232,7 +232,8 @@ def test_a_batched_policy_runs_wherever_a_per_trial_one_runs(tmp_path):
     assert pd.read_parquet(tmp_path / "tables" / "swept.parquet")["label"].nunique() == 2
     # a shipped benchmark, with its algorithms and yours
     assert cli.entry(["+experiment=ns_benchmark", "algos=[mine,ucb1]", f"algos.mine._target_={DUCB}", "T=300",
-                      "trials=2", "~scenarios.slow_drift", "~scenarios.hedging_sinusoid", "~scenarios.stationary",
+                      "trials=2", "instances=null", "~scenarios.slow_drift", "~scenarios.hedging_sinusoid",
+                      "~scenarios.stationary",
                       "~scenarios.abrupt_many_small", "~scenarios.suboptimal_changes", f"results_dir={tmp_path}"]) == 0
     assert len(pd.read_parquet(tmp_path / "tables" / "ns_benchmark.abrupt_few.parquet")) == 4
     # simulate(), by object and by config dict: the CLI's numbers

@@ -332,7 +332,8 @@ def test_ns_benchmark_leaderboard_and_claims(tmp_path):
     around them, where the oracle is never best; and the MASTER and detection claims."""
     keep = ["~algos." + a for a in ("sw_ucb_obl", "bob", "exp3s", "thompson", "discounted_ts", "sw_ts", "d_ucb",
                                     "sw_ucb_gm", "glr_klucb_global", "kl_ucb")]
-    run_config(compose(["+experiment=ns_benchmark", "trials=3", "T=[1000,2000,4000]", f"results_dir={tmp_path}",
+    run_config(compose(["+experiment=ns_benchmark", "instances=2", "trials=3", "T=[1000,2000,4000]",
+                        f"results_dir={tmp_path}",
                         "~scenarios.slow_drift", "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small",
                         "~scenarios.stationary", *keep]), progress=False)
     plots.main(["--results", str(tmp_path)])
@@ -712,7 +713,7 @@ def test_the_plot_stage_on_two_workers_writes_and_prints_what_one_process_does(t
 
     base, other = tmp_path / "a" / "results", tmp_path / "b" / "results"  # the same last two parts, as printed
     for overrides in (["+experiment=fig2a", "T=[300]", "trials=2"],
-                      ["+experiment=ns_benchmark", "T=[300]", "trials=2", "~scenarios.slow_drift",
+                      ["+experiment=ns_benchmark", "T=[300]", "trials=2", "instances=null", "~scenarios.slow_drift",
                        "~scenarios.hedging_sinusoid", "~scenarios.abrupt_many_small", "~scenarios.stationary"],
                       ["algo=ucb1", "env=piecewise_bernoulli", "T=200", "trials=2"],
                       ["algo=exp3s", "env=piecewise_bernoulli", "T=200", "trials=2", "experiment_name=other"]):

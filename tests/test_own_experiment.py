@@ -126,7 +126,7 @@ def test_a_shipped_benchmark_runs_with_its_list_plus_the_users():
 def test_replacing_a_benchmarks_algorithms_runs_end_to_end(tmp_path):
     code = cli.entry([BENCH, "algos=[mine,ucb1]", MINE, "~scenarios.slow_drift", "~scenarios.hedging_sinusoid",
                       "~scenarios.abrupt_many_small", "~scenarios.suboptimal_changes", "~scenarios.stationary",
-                      "T=300", "trials=1", f"results_dir={tmp_path}"])
+                      "T=300", "trials=1", "instances=null", f"results_dir={tmp_path}"])
     assert code == 0
     table = pd.read_parquet(tmp_path / "tables" / "ns_benchmark.abrupt_few.parquet")
     assert sorted(table["algo"].unique()) == ["mine", "ucb1"]

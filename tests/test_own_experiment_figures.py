@@ -299,7 +299,7 @@ BENCH_ALGOS = ["sw_ucb_opt", "sw_ucb_obl", "bob", "exp3s", "kl_ucb", "thompson",
 def bench_mine(results, trials=2):
     """The benchmark's abrupt_few and stationary scenarios under a name of your own, three algorithms."""
     drop = [f"~scenarios.{s}" for s in ("abrupt_many_small", "suboptimal_changes", "slow_drift", "hedging_sinusoid")]
-    run(results, "+experiment=ns_benchmark", "experiment_name=bench_mine", *drop,
+    run(results, "+experiment=ns_benchmark", "experiment_name=bench_mine", "instances=null", *drop,
         *[f"~algos.{a}" for a in BENCH_ALGOS], "T=[300]", trials=trials)
 
 
@@ -430,7 +430,7 @@ def test_an_experiment_of_several_tables_is_redrawn_as_a_unit(tmp_path):
     before = mtimes(tmp_path / "figures")
     drop = [f"~scenarios.{s}" for s in ("abrupt_many_small", "suboptimal_changes", "slow_drift", "hedging_sinusoid",
                                         "abrupt_few")]
-    run(tmp_path, "+experiment=ns_benchmark", "experiment_name=bench_mine", *drop,
+    run(tmp_path, "+experiment=ns_benchmark", "experiment_name=bench_mine", "instances=null", *drop,
         *[f"~algos.{a}" for a in BENCH_ALGOS], "T=[300]", trials=3)  # the stationary scenario grows
     stage.main(["--results", str(tmp_path), "--jobs", "1"])
     after = mtimes(tmp_path / "figures")

@@ -26,7 +26,7 @@ CTX = ("ctx_switch", "ctx_switch_growing", "ctx_drift")
 
 
 def former_makefile(scale: str, ctx_scale: str, results: str) -> dict:
-    """experiment -> the set of its settings, as the Makefile of 5bc4d0a ran it."""
+    """experiment -> the set of its settings, as the Makefile of 5bc4d0a ran it (and since then)."""
     plain = {f"results_dir={results}", *(("horizon_scale=0.1", "trials=3") if scale == "quick" else ())}
     ctx = {f"results_dir={results}", *(("horizon_scale=0.25", "trials=3") if scale == "quick" else ())}
     seeds, master = (2, 2) if scale == "quick" else (10, 50)
@@ -38,6 +38,8 @@ def former_makefile(scale: str, ctx_scale: str, results: str) -> dict:
     out["ctx_data"] = out["ctx_master_sensitivity"] = ctx
     out["fig3_instances"] = out["fig4_instances"] = plain | {f"seed=range({seeds})"}
     out["master_geo"] = plain | {f"seed=range({master})"}
+    if scale == "quick":  # issue 46: the benchmark's drawn instances, 3 of its 10 at quick scale
+        out["ns_benchmark"] = plain | {"instances=3"}
     return out
 
 

@@ -1,7 +1,8 @@
 """The leaderboard of any experiment with several algorithms: per scenario and T, each
 configuration's mean final regret relative to the best learner's, with a 95% paired
-bootstrap interval over trials, its rank and its measured cost per round; and, when the
-experiment has several scenarios, an overall ranking across them.
+bootstrap interval (over trials; over instances, then trials, where the rows hold drawn
+instances), its rank and its measured cost per round; and, when the experiment has several
+scenarios, an overall ranking across them.
 
 Written as ``<experiment>_leaderboard.csv`` (one row per scenario, T and configuration) and
 ``<experiment>_leaderboard_overall.csv`` (one row per configuration: the geometric mean over
@@ -19,7 +20,8 @@ import pandas as pd
 from scipy import stats
 
 from bandits.experiments.figures.drawing import code_versions
-from bandits.experiments.report.summary import bounded_t_interval
+from bandits.experiments.report import bootstrap
+from bandits.experiments.report.summary import SUMMARY_SEED, band
 from bandits.experiments.setup.regret_kind import rows_regret_floor
 
 BOOTSTRAP = {"n_resamples": 2000, "seed": 0}
@@ -39,12 +41,25 @@ def ratio_interval(regret: np.ndarray, best: np.ndarray) -> tuple[float, float]:
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
+def nested_ratio_interval(pair: pd.DataFrame, label: str, best: str) -> tuple[float, float]:
+    """The two-stage bootstrap's interval (:mod:`~bandits.experiments.report.bootstrap`) of
+    mean(regret of ``label``) / mean(regret of ``best``) over the instances and trials of
+    ``pair`` (one horizon's rows of the two), resampled in pairs: an instance and a trial are
+    drawn once for both."""
+    labels, x = bootstrap.nested_by(pair, "label")
+    draws = bootstrap.resamples(x.shape[1], x.shape[2], np.random.default_rng(SUMMARY_SEED))
+    top, bottom = (bootstrap.resampled_means(x[labels.index(name)], draws) for name in (label, best))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return bootstrap.interval(top / bottom, x.shape[1])
+
+
 def leaderboard(rows: pd.DataFrame, scenario: str, oracles=ORACLES) -> pd.DataFrame:
-    """Per T: every configuration's mean final regret (95% t-interval, clipped at 0 where
-    the regret cannot be negative), its ratio to the best learner's (lowest mean; the
-    configurations of the algorithms ``oracles`` excluded) with a 95% paired bootstrap
-    interval, its rank, and its cost per round (median wall time of a trial / T). Trials
-    are paired by their ``trial`` number: ``rows`` hold one instance per T."""
+    """Per T: every configuration's mean final regret (95% interval, clipped at 0 where the
+    regret cannot be negative: the t-interval over trials, or over drawn instances the
+    two-stage bootstrap's, :func:`~bandits.experiments.report.summary.band`), its ratio to the
+    best learner's (lowest mean; the configurations of the algorithms ``oracles`` excluded)
+    with a 95% paired bootstrap interval (trials paired by their ``trial`` number, which names
+    the instance too), its rank, and its cost per round (median wall time of a trial / T)."""
     out = []
     code = code_versions(rows, f"leaderboard {scenario}")
     floor = rows_regret_floor(rows)
@@ -55,18 +70,25 @@ def leaderboard(rows: pd.DataFrame, scenario: str, oracles=ORACLES) -> pd.DataFr
         algo_of = at_T.groupby("label")["algo"].first()
         learners = means[[c for c in means.index if algo_of[c] not in oracles]]
         best = learners.idxmin()
+        instances = bootstrap.instance_count(at_T)
         for label, mean in means.sort_values().items():
-            both = per_trial[[label, best]].dropna().to_numpy()
-            low, high = (1.0, 1.0) if label == best else ratio_interval(both[:, 0], both[:, 1])
+            if label == best:
+                low, high = 1.0, 1.0
+            elif instances >= 2:
+                low, high = nested_ratio_interval(at_T[at_T["label"].isin([label, best])], label, best)
+            else:
+                both = per_trial[[label, best]].dropna().to_numpy()
+                low, high = ratio_interval(both[:, 0], both[:, 1])
             cells = at_T[at_T["label"] == label]
-            _, lo, hi, _ = bounded_t_interval(cells["final_regret"], floor)
+            _, lo, hi, _ = band(cells, low=floor)
             cost = float(np.median(cells["wall_time_s"]) / T * 1e9) if "wall_time_s" in cells.columns else np.nan
             out.append({"scenario": scenario, "T": int(T), "algo": label, "mean_regret": mean, "ci_low": lo,
                         "ci_high": hi, "ratio_to_best": mean / means[best] if means[best] > 0 else np.inf,
                         "ratio_ci_low": low, "ratio_ci_high": high, "best": best,
                         "rank": int(learners.rank(method="min").get(label, np.nan))
                         if label in learners.index else None,
-                        "ns_per_round": cost, "trials": len(cells), "code": code})
+                        "ns_per_round": cost, "trials": len(cells), "instances": max(instances, 1),
+                        "code": code})
     return pd.DataFrame(out).round({"mean_regret": 4, "ci_low": 4, "ci_high": 4, "ratio_to_best": 4,
                                     "ratio_ci_low": 4, "ratio_ci_high": 4, "ns_per_round": 1})
 

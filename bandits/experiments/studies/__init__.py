@@ -28,6 +28,7 @@ from functools import cache
 
 FIGURES, CTX_LONG = "figures", "ctx-long"  # the releases: make figures, make ctx-long
 RELEASES = (FIGURES, CTX_LONG)
+BY_NAME = "by-name"  # a shipped config that no release runs: `python run.py +experiment=<name>`
 SCALES = ("full", "quick")
 CTX_SCALES = ("quick", "paper")
 QUICK = {"horizon_scale": 0.1, "trials": 3}  # make figures SCALE=quick: a tenth of the horizons, 3 trials
@@ -43,13 +44,15 @@ class Run:
     root seeds ``range(seeds)`` at full scale (``QUICK_SEEDS`` at quick scale), 0 for the
     config's one seed; ``contextual``: quick scale takes a quarter of its horizons, not a
     tenth; ``paper_T``: its horizons under ``CTX_SCALE=paper`` (the config's otherwise);
-    ``release``: ``make figures`` or ``make ctx-long``."""
+    ``release``: ``make figures``, ``make ctx-long``, or :data:`BY_NAME` (shipped, run on request);
+    ``quick_instances``: the drawn instances at quick scale (the config's otherwise)."""
     experiment: str
     sweep: tuple = ()
     seeds: int = 0
     contextual: bool = False
     paper_T: tuple = ()
     release: str = FIGURES
+    quick_instances: int = 0
 
 
 def is_study(module) -> bool:
@@ -94,6 +97,8 @@ def other_full_horizons(among=None) -> dict:
 def scale_args(run: Run, scale: str, results: str) -> list[str]:
     quick = QUICK_CONTEXTUAL if run.contextual else QUICK
     sized = [f"{key}={value}" for key, value in quick.items()] if scale == "quick" else []
+    if scale == "quick" and run.quick_instances:
+        sized.append(f"instances={run.quick_instances}")
     return [*sized, f"results_dir={results}"]
 
 

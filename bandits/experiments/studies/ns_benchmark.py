@@ -1,8 +1,9 @@
 """The non-stationary K-armed benchmark (issue 14, ours) and hedging Figure 2 with the
 modern baselines.
 
-* ``ns_benchmark.<scenario>``: one log-log figure of regret against T per scenario and
-  the leaderboard (``ns_benchmark_leaderboard.csv``): per scenario and T, each
+* ``ns_benchmark.<scenario>`` (10 drawn instances x 5 trials per scenario; the one written-out
+  instance is ``ns_benchmark_fixed``, drawn the same way when run): one log-log figure of
+  regret against T per scenario and the leaderboard (``ns_benchmark_leaderboard.csv``): per scenario and T, each
   algorithm's mean final regret relative to the best learner's (the oracle reference is
   listed but never "best"), with a 95% paired bootstrap interval over trials, its rank,
   and its measured cost per round, with the overall ranking across the scenarios in
@@ -38,11 +39,14 @@ from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_clai
 from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.leaderboard import leaderboard
 from bandits.experiments.figures.names import LABELS
-from bandits.experiments.studies import Run
+from bandits.experiments.studies import BY_NAME, Run
 
-EXPERIMENTS = (Run("ns_benchmark"), Run("ns_sensitivity"), Run("fig2_modern"), Run("modern_sensitivity"),
-        Run("ctx_master_sensitivity", contextual=True))
-TABLES = ("ns_benchmark.*", "fig2_modern.*", "ns_sensitivity", "modern_sensitivity", "ctx_master_sensitivity")
+EXPERIMENTS = (Run("ns_benchmark", quick_instances=3), Run("ns_benchmark_fixed", release=BY_NAME),
+               Run("ns_sensitivity"), Run("fig2_modern"), Run("modern_sensitivity"),
+               Run("ctx_master_sensitivity", contextual=True))
+TABLES = ("ns_benchmark.*", "ns_benchmark_fixed.*", "fig2_modern.*", "ns_sensitivity", "modern_sensitivity",
+          "ctx_master_sensitivity")
+BENCHMARKS = ("ns_benchmark", "ns_benchmark_fixed")  # drawn instances; the one written-out instance
 # The verdict each sensitivity run probes, per variant of the family: (experiment, prefix of
 # the variants' keys, the other algorithm, True when the claim is "variant below the other").
 SENSITIVITY_VERDICTS = (("modern_sensitivity", "master_oful", "bob", True),
@@ -75,19 +79,21 @@ def draw(tables: dict, drawing: Drawing) -> list[dict]:
         scenario = scenario or experiment  # ns_sensitivity: one problem, no scenarios
         rows = tables[name]
         title = f"{experiment}: {scenario.replace('_', ' ')} (env={rows['env'].iloc[0]})"
-        data = loglog_figure(rows, name.replace(".", "_"), title, RATE_HALF if experiment == "ns_benchmark" else {},
+        data = loglog_figure(rows, name.replace(".", "_"), title, RATE_HALF if experiment in BENCHMARKS else {},
                              drawing, wide=True)
         board = leaderboard(rows, scenario)
         boards.append(board.assign(experiment=experiment))
-        if experiment == "ns_benchmark":
+        if experiment in BENCHMARKS:
             claims += benchmark_claims(drawing, name, scenario, rows, data, board)
         elif experiment == "fig2_modern":
             claims += fig2_modern_claims(drawing, name, scenario, board)
         claims += sensitivity_claims(experiment, name.replace(".", "_"), board)
     leaderboards.write(boards, drawing.folder)
-    benchmark = {name.partition(".")[2]: rows for name, rows in tables.items() if name.startswith("ns_benchmark.")}
-    if len(benchmark) > 1:
-        aggregates.draw("ns_benchmark", benchmark, drawing, label=lambda a: LABELS.get(a, a))
+    for experiment in BENCHMARKS:
+        benchmark = {name.partition(".")[2]: rows for name, rows in tables.items()
+                     if name.startswith(experiment + ".")}
+        if len(benchmark) > 1:
+            aggregates.draw(experiment, benchmark, drawing, label=lambda a: LABELS.get(a, a))
     return claims
 
 
