@@ -76,7 +76,7 @@ from bandits.experiments.figures.drawing import Drawing  # noqa: E402
 from bandits.experiments.figures.knowledge import GROUP_LINES, GROUP_ORDER, OTHER  # noqa: E402
 from bandits.experiments.figures.layout import axis_label, place_texts  # noqa: E402
 from bandits.experiments.figures.names import LABELS, is_highlighted, parse_highlight  # noqa: E402
-from bandits.experiments.figures.pooling import NESTED, pooled_text  # noqa: E402
+from bandits.experiments.figures.pooling import NESTED, mean_over, pooled_text  # noqa: E402
 from bandits.experiments.figures.styles import MARKEVERY, curve_styles  # noqa: E402
 from bandits.experiments.setup.regret_kind import DYNAMIC, rows_regret_kind  # noqa: E402
 
@@ -167,14 +167,16 @@ REFERENCE_STYLES = [("black", "--"), ("dimgray", "-."), ("gray", ":")]
 
 
 def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo", legend_outside: bool = False,
-                groups: dict | None = None, highlight=None, regret: str = DYNAMIC) -> list:
+                groups: dict | None = None, highlight=None, regret: str = DYNAMIC,
+                over: str = "mean over trials") -> list:
     """Curves of ``regret_by_T`` data with their fitted slopes in the legend, and each
     distinct theoretical rate of ``theory`` (label -> (exponent, "a/b")) once, as a
     reference power law anchored at the first point of the first curve that has it (only
     when the data span several T: a reference over one T would be a point, listed but not
     drawn). ``groups``: label -> knowledge group (:func:`knowledge_groups`), for the legend;
     ``highlight``: the configurations drawn thicker and on top (:func:`draw_curves`);
-    ``regret``: what the regret is (:mod:`bandits.experiments.setup.regret_kind`), for the y axis."""
+    ``regret``: what the regret is (:mod:`bandits.experiments.setup.regret_kind`), and ``over``
+    what its mean is over (:func:`~bandits.experiments.figures.pooling.mean_over`), for the y axis."""
     log_axis(ax, "both")
 
     def text(label, d):
@@ -196,7 +198,7 @@ def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo", legend_
         line, = ax.plot(T, y0 * (T / T0) ** exponent, color=color, ls=style, lw=1, label=f"reference slope {ref_text}")
         entries.append(Entry(line, line.get_label()))
     ax.set_xlabel("T")
-    ax.set_ylabel(axis_label(f"{regret} at T (mean over trials)"))
+    ax.set_ylabel(axis_label(f"{regret} at T ({over})"))
     grouped_legend(ax, entries, outside=legend_outside, fontsize=7 if legend_outside else 8,
                    **({} if legend_outside else {"loc": "upper left"}))
     ax.grid(True, which="both", alpha=0.3)
@@ -267,12 +269,13 @@ def loglog_figure(rows: pd.DataFrame, fig_name: str, title: str, theory: dict, d
     chosen = drawing.highlight_names(highlight)
     if data["T"].nunique() == 1:
         T = int(data["T"].iloc[0])
-        fig, ax = bar_figure(data, key, groups, title, f"{regret} at T = {T} (mean over trials)", chosen)
+        fig, ax = bar_figure(data, key, groups, title, f"{regret} at T = {T} ({mean_over(rows)})", chosen)
         return save_figure(fig, data, drawing, fig_name, band_footer(ax, data["trials"], pooled_text(rows),
                                                                      clipped(data), what="error bars"))
     wide = data[key].nunique() >= WIDE_FROM if wide is None else wide
     fig, ax = plt.subplots(figsize=(9.5, 5.2) if wide else (6.0, 4.4))
-    plot_loglog(ax, data, theory, key, legend_outside=wide, groups=groups, highlight=chosen, regret=regret)
+    plot_loglog(ax, data, theory, key, legend_outside=wide, groups=groups, highlight=chosen, regret=regret,
+                over=mean_over(rows))
     ax.set_title(title, fontsize=10)
     return save_figure(fig, data, drawing, fig_name, band_footer(ax, data["trials"], pooled_text(rows),
                                                                  clipped(data)))

@@ -64,7 +64,7 @@ from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.layout import axis_label
 from bandits.experiments.figures.leaderboard import leaderboard
 from bandits.experiments.figures.names import LABELS
-from bandits.experiments.figures.pooling import pooled_text, seeds_of, separate_seeds
+from bandits.experiments.figures.pooling import mean_over, pooled_text, seeds_of, separate_seeds
 from bandits.experiments.run.timings import experiment_group
 from bandits.experiments.setup.regret_kind import DYNAMIC, rows_regret_kind
 
@@ -127,7 +127,7 @@ def regret_figure(name: str, problem: str, rows: pd.DataFrame, drawing: Drawing,
     if len(horizons) > 1:
         return loglog_figure(rows, name, _wrap(say_regret(f"{head}: {DYNAMIC} against T", regret)), {}, drawing,
                              key="label", highlight=highlight)
-    return curve_figure(rows, name, "regret_curve", f"{DYNAMIC} (mean over trials)",
+    return curve_figure(rows, name, "regret_curve", f"{DYNAMIC} ({mean_over(rows)})",
                         _wrap(say_regret(f"{head}: {DYNAMIC} against t (T = {horizons[0]})", regret)), drawing, [],
                         key="label", highlight=highlight)
 
@@ -257,7 +257,7 @@ def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, drawi
                           groups=groups, highlight=drawing.highlight_names(highlight),
                           text=lambda algo, d: f"{LABELS.get(algo, algo)} (T = {horizon[algo]})")
     ax.set_xlabel(param)
-    ax.set_ylabel(axis_label(f"{rows_regret_kind(rows)} at T (mean over trials)"))
+    ax.set_ylabel(axis_label(f"{rows_regret_kind(rows)} at T ({mean_over(rows)})"))
     ax.set_title(_wrap(f"{name}: {env + ': ' if env else ''}final regret against {param}", 70), fontsize=10)
     grouped_legend(ax, entries)
     ax.grid(True, which="both", alpha=0.3)

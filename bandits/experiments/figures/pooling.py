@@ -23,12 +23,20 @@ import json
 
 import pandas as pd
 
+from bandits.experiments.report import bootstrap
+
 NOISE = "noise varies"
 REPLAYED = "the same rewards replayed; the algorithms' own randomness varies"
 MIXED_NOISE = "noise varies in some instances, the same rewards are replayed in others"
 CONTEXTUAL_TABLE_SOURCES = ("file", "supervised", "river")
 NESTED = " instances x "  # in a caption: the rows hold drawn instances (instances=N)
 MAX_SEED_CURVES = 8  # a table of your own with several seeds: a curve per (configuration, seed) up to this many
+
+
+def mean_over(rows: pd.DataFrame) -> str:
+    """What an axis's mean is taken over: "mean over trials", or "mean over instances x trials"
+    where ``rows`` hold drawn instances (instances=N)."""
+    return "mean over instances x trials" if bootstrap.instance_count(rows) > 1 else "mean over trials"
 
 
 def _dict(text) -> dict:

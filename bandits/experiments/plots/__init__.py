@@ -43,7 +43,8 @@ leaderboard). Curves, legends and
 claims are per configuration: a row's ``label``, or its ``algo`` where there is no
 label (paper CSVs name that column ``algo``, as before).
 
-Bands are 95% Student-t intervals of the mean over trials; where the regret cannot be
+Bands are 95% Student-t intervals of the mean over trials (over drawn instances, instances=N,
+the two-stage bootstrap's interval over instances, then trials); where the regret cannot be
 negative (against the best action of each round) their lower edge is clipped at 0, and
 the figure's footer says so.
 
