@@ -40,7 +40,7 @@ from numba import njit
 
 from bandits.algorithms.protocol import play
 from bandits.environments.base import PROBLEM_KINDS, Instance
-from bandits.errors import ConfigError, ReportedError, failure
+from bandits.errors import ConfigError, ReportedError, failure, is_user_code
 
 N_CHECKPOINTS = 200
 
@@ -174,8 +174,8 @@ def warm_up(algo, instance: Instance, rewards: np.ndarray) -> None:
     """Load (or compile) a built-in algorithm's kernels once per process on a few rounds,
     so that the measured time is the run's, not the JIT's. An algorithm whose constants
     are invalid on 20 rounds (a ConfigError) is timed cold; any other error surfaces."""
-    if not callable(getattr(algo, "play", None)) or type(algo) in _WARM:
-        return
+    if not callable(getattr(algo, "play", None)) or type(algo) in _WARM or is_user_code(algo):
+        return  # (a play() of your own runs once, in the cell, where its errors are reported)
     n = min(len(rewards), 20)
     short = Instance(means=instance.means[:n], info=instance.info, evaluation=instance.evaluation,
                      features=instance.features if instance.features is None or instance.features.shape[0] == 1

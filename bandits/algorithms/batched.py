@@ -31,6 +31,7 @@ import traceback
 
 import numpy as np
 
+from bandits.algorithms.protocol import read_only, sealed
 from bandits.errors import ConfigError, failure
 
 METHODS = ("reset", "select", "update")
@@ -128,9 +129,7 @@ def play_trials(policy, blocks, n_trials: int, T: int, K: int, info: dict, rng: 
     ``(B, n_trials, K)`` (round, trial, arm); ``on_block(t0, actions, rewards)`` is called after
     each block with its actions ``(B, n_trials)``. An exception from the policy becomes one
     paragraph naming it, the method and the round."""
-    info = dict(info)
-    if features is not None:
-        info["features"] = features
+    info = sealed(info, features)  # read-only: the trials' instance is every algorithm's
     first = np.arange(n_trials) * K  # a trial's first reward in a round's flat (n_trials * K) rewards
     method, t = "reset", 0
     try:
@@ -142,6 +141,7 @@ def play_trials(policy, blocks, n_trials: int, T: int, K: int, info: dict, rng: 
             starts = list(first + np.arange(block.shape[0])[:, None] * (n_trials * K))
             flat = block.reshape(-1)
             actions = np.empty(block.shape[:2], dtype=np.int64)
+            record = read_only(actions)  # what update() may read of the runner's record, not change
             for j in range(block.shape[0]):
                 method = "select"
                 arms = select(t)
@@ -150,7 +150,7 @@ def play_trials(policy, blocks, n_trials: int, T: int, K: int, info: dict, rng: 
                                       f"integer numpy array of {n_trials} arms (one per trial) in 0..{K - 1}.")
                 actions[j] = arms  # a copy: a policy may reuse the array it returned
                 if arms.dtype is not INT64:  # numpy's int64 dtype is one object; another reads the copy
-                    arms = actions[j]
+                    arms = record[j]
                 method = "update"  # an arm out of range reads a wrong reward here; the block then fails below
                 update(t, arms, flat.take(starts[j] + arms, None, None, "clip"))  # positional: faster
                 t += 1

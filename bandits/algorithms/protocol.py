@@ -25,6 +25,12 @@ The policy never sees expected rewards, change points or the optimal policy.
 runner refuse a wrong environment up front; without it a policy is offered every
 kind of problem but the semi-bandit. Built-in algorithms instead expose a compiled
 ``play(rewards, info, rng, features=None)``; the runner uses whichever the object has.
+
+Every array a policy of your own is handed (``info``'s arrays, the features, a batched
+policy's arms, the reward table of a ``play`` method of your own) is a read-only view: the
+algorithms of a trial share its reward table and its instance, so a write into one would
+silently change the numbers stored for the others (:func:`sealed`). Writing into one raises
+numpy's "assignment destination is read-only", reported as one paragraph naming the policy.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import traceback
 
 import numpy as np
 
-from bandits.errors import ConfigError, failure
+from bandits.errors import ConfigError, failure, is_user_code
 
 METHODS = ("reset", "select", "update")
 
@@ -42,14 +48,28 @@ def is_protocol_policy(obj) -> bool:
     return all(callable(getattr(obj, m, None)) for m in METHODS)
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (the same memory, no copy)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def sealed(info: dict, features: np.ndarray | None = None) -> dict:
+    """``info`` for a policy of your own: its arrays (and ``features``, when given) as read-only
+    views, so that the policy cannot change the instance the other algorithms of a trial face."""
+    out = {k: read_only(v) if isinstance(v, np.ndarray) else v for k, v in info.items()}
+    if features is not None:
+        out["features"] = read_only(features)
+    return out
+
+
 def play_policy(policy, rewards: np.ndarray, info: dict, rng: np.random.Generator,
                 features: np.ndarray | None = None) -> np.ndarray:
     """Run a protocol policy round by round, revealing only the chosen arm's reward. An
     exception from the policy becomes one paragraph naming it, the method and the round."""
     T, K = rewards.shape
-    info = dict(info)
-    if features is not None:
-        info["features"] = features
+    info = sealed(info, features)
     arms: list = []  # Python ints, one per round (an array's item assignment costs more per round)
     reward_of = rewards.item  # a Python float at (t, arm), without a numpy scalar in between
     select, update = policy.select, policy.update
@@ -85,7 +105,11 @@ def play(algo, rewards: np.ndarray, info: dict, rng: np.random.Generator,
          features: np.ndarray | None = None) -> np.ndarray:
     """Actions of ``algo`` (built-in, protocol or batched policy: a batch of one) on one trial."""
     if callable(getattr(algo, "play", None)):
-        return algo.play(rewards, info, rng, features=features)
+        if not is_user_code(algo):  # the library's own kernels (bandits/examples' classes included)
+            return algo.play(rewards, info, rng, features=features)
+        # your own play(): the trial's reward table and instance are shared, hence read-only
+        own = sealed(info)
+        return algo.play(read_only(rewards), own, rng, features=None if features is None else read_only(features))
     if getattr(algo, "batched", False):
         from bandits.algorithms.batched import play_one
 
