@@ -52,6 +52,12 @@ def last_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[-1]}" if lines else type(exc).__name__
 
 
+def install_hint(extra: str) -> str:
+    """How to install an optional extra of drift-bandits, for an installed package and for a
+    checkout: ``pip install "drift-bandits[vw]" (from a checkout: pip install -e ".[vw]")``."""
+    return f'pip install "drift-bandits[{extra}]" (from a checkout: pip install -e ".[{extra}]")'
+
+
 def is_user_code(obj) -> bool:
     """Is ``obj`` an instance of a class defined outside this library (a user's own)?"""
     return type(obj).__module__.split(".")[0] != "bandits"

@@ -1,4 +1,4 @@
-"""Vowpal Wabbit's contextual bandit (optional extra: ``pip install -e ".[vw]"``).
+"""Vowpal Wabbit's contextual bandit (optional extra: ``pip install "drift-bandits[vw]"``).
 
 Each round is fed as one multi-line ADF example (``--cb_explore_adf``):
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bandits.errors import ConfigError, Unavailable, require_choice, require_float, require_int
+from bandits.errors import ConfigError, Unavailable, install_hint, require_choice, require_float, require_int
 
 
 def available() -> bool:
@@ -79,7 +79,7 @@ class VowpalWabbit:
         require_float("algo.epsilon", self.epsilon, minimum=0.0)
         require_int("algo.cover", self.cover, minimum=1)
         if not available():
-            raise Unavailable("vowpalwabbit is not installed (pip install -e \".[vw]\"): skipping this algorithm.")
+            raise Unavailable(f"vowpalwabbit is not installed ({install_hint('vw')}): skipping this algorithm.")
 
     def arguments(self, seed: int) -> str:
         explore = f"--epsilon {float(self.epsilon)}" if self.explore == "epsilon" else \

@@ -82,9 +82,47 @@ def config_of(key: str, config: str | None, argv: list[str]) -> str:
         return key
     if any(a.lstrip("+").startswith(f"algos.{key}._target_=") for a in argv):
         return "custom"
+    misspelt = misspelt_target(key, argv)
+    if misspelt:
+        raise ConfigError(f"algos=[...] lists {key!r}, no algorithm config of that name, and the command sets "
+                          f"{misspelt} (did you mean algos.{key}._target_?): a policy of your own under algos "
+                          f"needs its class as algos.{key}._target_=module.Class.")
     raise ConfigError(f"algos=[...]: {unknown_config('algo', key, valid)[:-1]}; a policy of your own under algos "
                       f"needs its class too: algos.{key}._target_=module.Class (a module in the current folder "
                       "works).")
+
+
+def misspelt_target(key: str, argv: list[str]) -> str | None:
+    """The override ``algos.<key>.<leaf>`` of ``argv`` whose leaf is close to ``_target_`` (a
+    misspelt class key: ``_targt_``, ``target``), or None."""
+    import difflib
+
+    prefix = f"algos.{key}."
+    leaves = [a.lstrip("+").split("=")[0][len(prefix):] for a in argv if a.lstrip("+").startswith(prefix)]
+    close = difflib.get_close_matches("_target_", [leaf for leaf in leaves if leaf != "_target_"], 1)
+    return f"{prefix}{close[0]}" if close else None
+
+
+def unknown_names(lists, argv: list[str], shipped: dict) -> None:
+    """Every name of ``algos=[...]`` lists that is no algorithm config (nor a policy of your own
+    with its class, nor an algorithm of the experiment), reported together when there are
+    several (one at a time would take as many runs to find them all)."""
+    from bandits.experiments.compose.messages import did_you_mean
+    from bandits.experiments.compose.registry import names
+
+    valid = names("algo")
+    owned = {k for algos in shipped.values() for k in algos}
+    unknown = []
+    for _, m in lists:
+        for key, config in entries(m.group(2)):
+            name = config if config is not None else key
+            custom = config is None and any(a.lstrip("+").startswith(f"algos.{key}._target_=") for a in argv)
+            if name not in valid and not custom and not (config is None and key in owned):
+                unknown.append(f"{name!r}{did_you_mean(name, valid)}")
+    if len(unknown) > 1:
+        raise ConfigError(f"algos=[...] names {len(unknown)} algorithms with no config: {', '.join(unknown)}; valid "
+                          f"names: {', '.join(valid)}. A policy of your own under algos needs its class too: "
+                          "algos.<key>._target_=module.Class.")
 
 
 def expand(argv: list[str]) -> list[str]:
@@ -104,6 +142,7 @@ def expand(argv: list[str]) -> list[str]:
                           "lists its own algorithms, so give the list to one experiment at a time (one command per "
                           "experiment, or `drift-bandits commands '...' '...'`).")
     shipped = {e: experiment_algos(e, argv) for e in experiments}
+    unknown_names(lists, argv, shipped)
     listed: dict = {}  # key -> where it was given, to name a key given twice
     out = []
     for i, a in enumerate(argv):

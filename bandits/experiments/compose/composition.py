@@ -173,6 +173,11 @@ def unknown_key(exc: Exception, job: list[str]) -> ConfigError | None:
         keys = sorted(str(k) for k in node.keys() if k != "hydra") if hasattr(node, "keys") else []
     close = difflib.get_close_matches(leaf, keys, 1)
     hint = f" (did you mean {parent + '.' if parent else ''}{close[0]}?)" if close else ""
+    if parent.startswith("algos.") and not keys:  # no such algorithm in this run, not a missing key
+        name = parent.split(".")[1]
+        return ConfigError(f"{key}: this run has no algorithm {name!r} under algos. A run of one algorithm "
+                           f"(algo={name}) sets its keys as algo.{leaf}=...; algos.{name}.{leaf}=... needs {name!r} "
+                           f"among the run's algorithms (algos=[{name},...], or an experiment that lists it).")
     if not parent:
         return ConfigError(f"no top-level key {leaf!r}{hint}; the top-level keys are {', '.join(keys)}.")
     return ConfigError(f"the {parent} config has no key {leaf!r}{hint}; its keys: {', '.join(keys)}. A new key "

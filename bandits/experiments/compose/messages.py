@@ -8,6 +8,8 @@ from __future__ import annotations
 import difflib
 import re
 
+from bandits.errors import install_hint
+
 DIST = "drift-bandits"  # the distribution whose extras install the optional Hydra plugins
 CLOSE = 0.15  # a second suggestion is shown when it is about as close as the first (ucbl: ucb or ucb1)
 
@@ -45,9 +47,8 @@ def missing_plugin(exc) -> str | None:
     override = "=".join(asked.rsplit("/", 1))
     what = f"{override}: its plugin" if asked == f"{group}/{name}" else \
         f"{override} runs on Hydra's {name!r} {group.rpartition('/')[2]}, whose plugin"
-    return (f"{what} {plugin} is not installed. It comes with the {extra} extra of drift-bandits: pip install "
-            f"\"{DIST}[{extra}]\" (from a checkout: pip install -e \".[{extra}]\"); `drift-bandits docs cluster` "
-            "says how to run on a cluster.")
+    return (f"{what} {plugin} is not installed. It comes with the {extra} extra of drift-bandits: "
+            f"{install_hint(extra)}; `drift-bandits docs cluster` says how to run on a cluster.")
 
 
 def plugin_extra(config_name: str) -> tuple[str, str] | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 
-from bandits.errors import ConfigError
+from bandits.errors import ConfigError, install_hint
 from bandits.experiments.run.batching import Batches, Writer
 from bandits.experiments.run.planning import Plan, stored_info
 from bandits.experiments.run.worker import Failed, WorkerTraceback, run_tagged, to_json
@@ -187,7 +187,7 @@ def _dask(jobs, address: str | None) -> list:
     try:
         from dask.distributed import Client
     except ImportError as exc:
-        raise ConfigError("parallel.backend=dask needs dask.distributed (pip install -e \".[cluster]\").") from exc
+        raise ConfigError(f"parallel.backend=dask needs dask.distributed ({install_hint('cluster')}).") from exc
     from joblib import Parallel, parallel_config
 
     client = Client(address) if address else Client(processes=False)
