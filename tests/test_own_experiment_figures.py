@@ -15,7 +15,13 @@ from conftest import ROOT, compose
 from bandits.experiments import figures
 from bandits.experiments.figures import charts, pooling
 from bandits.experiments.figures.drawing import Drawing
-from bandits.experiments.figures.knowledge import KNOWS_UPSILON, PARAMETER_FREE, TUNED, knowledge_group
+from bandits.experiments.figures.knowledge import (
+    KNOWING_AND_TUNED,
+    KNOWS_UPSILON,
+    PARAMETER_FREE,
+    TUNED,
+    knowledge_group,
+)
 from bandits.experiments.plots import stage
 from bandits.experiments.plots import stage as plots
 from bandits.experiments.run.sweep import run_config
@@ -142,6 +148,10 @@ def stored(config: str, **changes) -> str:
 def test_a_constant_set_by_hand_is_tuned_never_parameter_free():
     assert knowledge_group(stored("d_ucb"), "d_ucb") == KNOWS_UPSILON  # gamma from Upsilon_T
     assert knowledge_group(stored("d_ucb", gamma=0.99), "d_ucb") == TUNED  # was "told nothing (parameter-free)"
+    # told Upsilon_T and a constant set by hand besides: both said (issue 47: it read "knows Upsilon_T")
+    assert knowledge_group(stored("m_ucb"), "m_ucb") == KNOWS_UPSILON
+    assert knowledge_group(stored("m_ucb", window=400), "m_ucb") == KNOWING_AND_TUNED[KNOWS_UPSILON]
+    assert KNOWING_AND_TUNED[KNOWS_UPSILON] == "knows Upsilon_T (number of changes), and tuned by hand"
     assert knowledge_group(stored("glr_klucb"), "glr_klucb") == PARAMETER_FREE
     assert knowledge_group(stored("glr_klucb", alpha_scale=0.5), "glr_klucb") == TUNED
     # a shipped variant under its own key: a constant other than its config's is set by hand

@@ -13,8 +13,8 @@ from matplotlib.patches import Patch
 from bandits.experiments.figures.knowledge import GROUP_ORDER, OTHER
 from bandits.experiments.figures.names import LABELS, is_highlighted, parse_highlight
 
-GROUP_COLORS = dict(zip(GROUP_ORDER, ("#1f77b4", "#6a3d9a", "#ff7f0e", "#e6b400", "#2ca02c", "#7f7f7f",
-                                      "#bcbd22"), strict=True))
+GROUP_COLORS = dict(zip(GROUP_ORDER, ("#1f77b4", "#6baed6", "#6a3d9a", "#b39ddb", "#ff7f0e", "#fdbf6f", "#e6b400",
+                                      "#2ca02c", "#7f7f7f", "#bcbd22"), strict=True))
 ROW_INCHES = 0.28  # height per bar
 
 

@@ -5,14 +5,14 @@ A stored configuration (a row's ``algo_params`` JSON, with its ``_target_``) bel
 * an oracle group when its class declares ``oracle_knowledge`` (told the change points);
 * "knows B_T", "knows Upsilon_T" or both, from the keys its ``needs()`` reads (a drift
   constant set in its config counts as told, so it is asked with those constants unset);
-* "tuned by hand" when it reads none of them but a numeric constant of its own was set by
-  hand: a value other than its shipped config's (``bandits/conf/algo/<name>.yaml``, the
-  config named by the row's algorithm key, else any package config of the same class that
-  it matches best) or, for a parameter that config does not list (a policy of your own has
-  none), other than its constructor's default. What an environment could tell it (the
-  learner keys: dimensions, bounds, ranges, the drift constants) is knowledge, not tuning;
-  a switch between documented readings (``rho_cap: true``, ``threshold: experiments``) or
-  ``null`` (derive it) is no constant;
+* "tuned by hand" when a numeric constant of its own was set by hand (and, when it also reads
+  B_T or Upsilon_T, "knows ..., and tuned by hand"): a value other than its shipped config's
+  (``bandits/conf/algo/<name>.yaml``, the config named by the row's algorithm key, else any
+  package config of the same class that it matches best) or, for a parameter that config
+  does not list (a policy of your own has none), other than its constructor's default. What
+  an environment could tell it (the learner keys: dimensions, bounds, ranges, the drift
+  constants) is knowledge, not tuning; a switch between documented readings
+  (``rho_cap: true``, ``threshold: experiments``) or ``null`` (derive it) is no constant;
 * "told nothing (parameter-free)" otherwise, and "other" when the class cannot be found
   or asked.
 
@@ -35,9 +35,13 @@ TUNED = "tuned by hand"
 PARAMETER_FREE = "told nothing (parameter-free)"
 ORACLE = "oracle (told the change points)"
 OTHER = "other"
-GROUP_ORDER = (KNOWS_B_T, KNOWS_BOTH, KNOWS_UPSILON, TUNED, PARAMETER_FREE, ORACLE, OTHER)
-GROUP_LINES = {KNOWS_B_T: "--", KNOWS_BOTH: "--", KNOWS_UPSILON: "-.", TUNED: (0, (5, 1.5, 1, 1.5, 1, 1.5)),
-               PARAMETER_FREE: "-", ORACLE: ":", OTHER: "-"}
+# told the drift and a constant set by hand besides (M-UCB with its window given, say)
+KNOWING_AND_TUNED = {group: f"{group}, and {TUNED}" for group in (KNOWS_B_T, KNOWS_BOTH, KNOWS_UPSILON)}
+GROUP_ORDER = (KNOWS_B_T, KNOWING_AND_TUNED[KNOWS_B_T], KNOWS_BOTH, KNOWING_AND_TUNED[KNOWS_BOTH], KNOWS_UPSILON,
+               KNOWING_AND_TUNED[KNOWS_UPSILON], TUNED, PARAMETER_FREE, ORACLE, OTHER)
+TUNED_LINE = (0, (5, 1.5, 1, 1.5, 1, 1.5))
+GROUP_LINES = {KNOWS_B_T: "--", KNOWS_BOTH: "--", KNOWS_UPSILON: "-.", TUNED: TUNED_LINE,
+               **dict.fromkeys(KNOWING_AND_TUNED.values(), TUNED_LINE), PARAMETER_FREE: "-", ORACLE: ":", OTHER: "-"}
 # The learner keys (bandits.environments.base.LEARNER_KEYS) that tell an algorithm about the
 # drift: a variation budget, or the number (and size) of the changes.
 VARIATION_KEYS = ("B_T", "Delta_TV")
@@ -94,8 +98,8 @@ def knowledge_group(algo_params: str | None, algo: str | None = None) -> str:
     """The knowledge group of one stored configuration (the module docstring): its
     ``algo_params`` JSON and, to find its shipped config, its algorithm key ``algo``."""
     group = told_group(algo_params)
-    if group == PARAMETER_FREE and set_by_hand(algo_params, algo):
-        return TUNED
+    if group in (PARAMETER_FREE, *KNOWING_AND_TUNED) and set_by_hand(algo_params, algo):
+        return TUNED if group == PARAMETER_FREE else KNOWING_AND_TUNED[group]
     return group
 
 
