@@ -209,7 +209,7 @@ class ChangesTheRewards:
     ("BatchMeanGreedy", "independence", "chooses differently from round"),
     ("ReadsUndeclaredKey", "needs", "it looks up R, which needs() does not declare"),
     ("ReadsUndeclaredKeyWhenPresent", "needs", "it looks up R, which needs() does not declare"),
-    ("ChangesTheRewards", "runs", "it changed the rewards it was handed"),
+    ("ChangesTheRewards", "runs", "output array is read-only"),  # the table is a read-only view (issue 47)
 ])
 def test_a_policy_that_breaks_a_rule_fails_that_check(capsys, policy, failed, phrase):
     code, out, err = check_command(capsys, f"test_check.{policy}")
@@ -220,7 +220,7 @@ def test_a_policy_that_breaks_a_rule_fails_that_check(capsys, policy, failed, ph
     assert phrase in line, line
     assert f"verdict: FAIL: test_check.{policy}() fails 1 of" in out and f"({failed})" in out
     # the checks it keeps pass (or could not run, after its trajectory proved not reproducible)
-    kept = {"SKIP"} if failed == "determinism" else {"PASS"}
+    kept = {"SKIP"} if failed in ("determinism", "runs") else {"PASS"}  # a policy that cannot run: no further check
     assert all(s in kept | {"PASS", "n/a"} for n, s in found.items() if n != failed), out
 
 

@@ -31,7 +31,7 @@ import traceback
 
 import numpy as np
 
-from bandits.algorithms.protocol import read_only, sealed
+from bandits.algorithms.sealed import read_only, sealed
 from bandits.errors import ConfigError, failure
 
 METHODS = ("reset", "select", "update")

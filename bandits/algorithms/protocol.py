@@ -39,6 +39,7 @@ import traceback
 
 import numpy as np
 
+from bandits.algorithms.sealed import read_only, sealed
 from bandits.errors import ConfigError, failure, is_user_code
 
 METHODS = ("reset", "select", "update")
@@ -46,22 +47,6 @@ METHODS = ("reset", "select", "update")
 
 def is_protocol_policy(obj) -> bool:
     return all(callable(getattr(obj, m, None)) for m in METHODS)
-
-
-def read_only(array: np.ndarray) -> np.ndarray:
-    """A read-only view of ``array`` (the same memory, no copy)."""
-    view = array.view()
-    view.flags.writeable = False
-    return view
-
-
-def sealed(info: dict, features: np.ndarray | None = None) -> dict:
-    """``info`` for a policy of your own: its arrays (and ``features``, when given) as read-only
-    views, so that the policy cannot change the instance the other algorithms of a trial face."""
-    out = {k: read_only(v) if isinstance(v, np.ndarray) else v for k, v in info.items()}
-    if features is not None:
-        out["features"] = read_only(features)
-    return out
 
 
 def play_policy(policy, rewards: np.ndarray, info: dict, rng: np.random.Generator,
