@@ -185,6 +185,18 @@ def test_trials_auto_reports_a_pair_it_cannot_resolve_at_the_cap():
     verdict = rows.attrs["auto"]
     assert rows["trial"].nunique() == 9 and "stopped at the cap" in verdict
     assert "unresolved (difference" in verdict and ("b - a" in verdict or "a - b" in verdict)
+    assert "the best is chosen again from the data at each look, which the bound does not cover" in verdict
+
+
+def test_an_unresolved_pair_gets_the_trials_that_would_resolve_it():
+    from types import SimpleNamespace
+
+    from bandits.experiments.run.adaptive_trials import trials_needed
+
+    # half-width 10 around a difference of 5 at 9 trials: (10 / 5)^2 x 9 = 36
+    assert "about 36 trials would resolve it" in trials_needed(SimpleNamespace(low=-5.0, high=15.0, difference=5.0,
+                                                                               trials=9))
+    assert trials_needed(SimpleNamespace(low=-1.0, high=1.0, difference=0.0, trials=9)) == ""
 
 
 def test_precision_resolves_a_pair_whose_difference_is_too_small_to_matter():

@@ -79,11 +79,22 @@ def compare_with_best(rows: pd.DataFrame, auto: AutoTrials) -> pd.DataFrame:
     return pd.DataFrame(out, columns=columns)
 
 
+def trials_needed(r) -> str:
+    """For an unresolved pair, the trials that would tell it apart if its difference and spread
+    stay what they are: the half-width shrinks as 1 / sqrt(n), so n (h / |d|)^2 (a rough guide,
+    not a promise; '' when the difference is 0)."""
+    half, d = (r.high - r.low) / 2, abs(r.difference)
+    if not d > 0 or not np.isfinite(half):
+        return ""
+    return f"; about {int(np.ceil(r.trials * (half / d) ** 2)):,} trials would resolve it if the difference stays"
+
+
 def verdict_text(pairs: pd.DataFrame, auto: AutoTrials, trials: int, stopped: str) -> str:
     """What the comparison found: the rule, the looks, and each pair still unresolved."""
     rule = (f"trials=auto ({stopped} at {trials} trials; looks at {', '.join(map(str, auto.looks()))}): each "
             f"configuration against the best of its table and T, paired by trial, {auto.confidence:.0%} "
-            "confidence over all pairs and looks (Bonferroni)" +
+            "nominal confidence over the pairs and looks (Bonferroni; the best is chosen again from the data "
+            "at each look, which the bound does not cover)" +
             (f", resolved within +-{auto.precision:g} regret" if auto.precision is not None else ""))
     if pairs.empty:
         return f"{rule}: nothing to compare (one configuration per table and T)."
@@ -95,7 +106,7 @@ def verdict_text(pairs: pd.DataFrame, auto: AutoTrials, trials: int, stopped: st
         lines.append("unresolved (difference of final regret to the best, interval):")
         for r in open_.itertuples():
             lines.append(f"  {r.experiment} T={r.T}: {r.label} - {r.best} = {r.difference:.1f} "
-                         f"[{r.low:.1f}, {r.high:.1f}] over {r.trials} trials")
+                         f"[{r.low:.1f}, {r.high:.1f}] over {r.trials} trials{trials_needed(r)}")
     return "\n".join(lines)
 
 
