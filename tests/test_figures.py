@@ -577,7 +577,15 @@ def test_change_points_are_marked_where_the_environment_reported_them(tmp_path, 
     (fig,) = kept().values()
     assert vertical_lines(fig.axes[0]) == expected
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert any(text.startswith("true change points") for text in texts) == bool(expected)
+    assert any("change points (" in text for text in texts) == bool(expected)
+
+
+def test_only_a_generators_change_points_are_called_true():
+    from bandits.experiments.figures.axes import change_points_label
+
+    assert change_points_label(3, "generator") == "true change points (3)"
+    assert change_points_label(2, "declared") == "declared change points (2, not checked against the data)"
+    assert change_points_label(2, None) == "change points (2)"
 
 
 def test_a_mixed_adhoc_table_gets_one_figure_per_problem(tmp_path, kept):

@@ -104,15 +104,40 @@ def change_points(rows: pd.DataFrame) -> list | None:
     return [int(c) for c in points] if isinstance(points, list) and points else None
 
 
-def mark_changes(ax, points) -> Line2D | None:
-    """Thin vertical lines at the change rounds ``points``; the legend handle, or None."""
+def change_points_source(rows: pd.DataFrame) -> str | None:
+    """Where the rows' change points come from (``env_info``'s ``change_points_source``:
+    ``generator``, ``declared``, ...), when every row says the same, else None."""
+    if "env_info" not in rows.columns or rows.empty:
+        return None
+    found = set()
+    for text in rows["env_info"].dropna().unique():
+        try:
+            found.add(json.loads(text).get("change_points_source") if isinstance(text, str) else None)
+        except (ValueError, AttributeError):
+            found.add(None)
+    return found.pop() if len(found) == 1 else None
+
+
+def change_points_label(n: int, source: str | None) -> str:
+    """The legend text of ``n`` change points: "true" only where the generator drew them; a
+    declared change point (a data file's, a user's list) was not checked against the data."""
+    if source == "generator":
+        return f"true change points ({n})"
+    if source == "declared":
+        return f"declared change points ({n}, not checked against the data)"
+    return f"change points ({n}{', ' + source if source else ''})"
+
+
+def mark_changes(ax, points, source: str | None = "generator") -> Line2D | None:
+    """Thin vertical lines at the change rounds ``points``; the legend handle (named by
+    :func:`change_points_label` from ``source``), or None."""
     if not points:
         return None
     # one collection, not a line per change: a geometric instance has thousands of them, and
     # thousands of artists made a figure take seconds to lay out and save
     ax.vlines(points, 0, 1, transform=ax.get_xaxis_transform(), colors="0.35", lw=0.6, linestyles=[(0, (3, 3))],
               alpha=0.8, zorder=0.8)
-    return Line2D([], [], color="0.35", lw=0.6, ls=(0, (3, 3)), label=f"true change points ({len(points)})")
+    return Line2D([], [], color="0.35", lw=0.6, ls=(0, (3, 3)), label=change_points_label(len(points), source))
 
 
 def band_line(ax, x, mean, low, high, band_alpha: float = 0.25, **kwargs):

@@ -60,6 +60,7 @@ from bandits.experiments.figures.axes import (  # noqa: E402
     LOG_BAND_FLOOR,
     band_line,
     change_points,
+    change_points_source,
     integer_axis,
     log_axis,
     mark_changes,
@@ -298,7 +299,7 @@ def curve_figure(rows: pd.DataFrame, fig_name: str, column: str, ylabel: str, ti
     fig, ax = plt.subplots(figsize=(9.5, 5.2) if wide else (6.0, 4.4))
     entries = draw_curves(ax, data, key, "t", "mean", "ci_low", "ci_high", order, knowledge_groups(rows),
                           drawing.highlight_names(highlight))
-    changes = mark_changes(ax, change_points(rows))
+    changes = mark_changes(ax, change_points(rows), change_points_source(rows))
     if changes is not None:
         entries.append(Entry(changes, changes.get_label()))
     ax.axhline(0.0, color="black", lw=0.5)
