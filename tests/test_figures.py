@@ -259,6 +259,14 @@ def test_hyperparameter_sweep_gets_a_sweep_figure(tmp_path):
     assert curves.groupby("label")["t"].max().eq(2000).all()
 
 
+def test_a_sweep_over_a_parameter_and_T_says_which_T_it_draws(tmp_path, capsys):
+    (tmp_path / "tables").mkdir()
+    rows = window_sweep(tmp_path)
+    pd.concat([rows, rows.assign(T=1000)]).to_parquet(tmp_path / "tables" / "sweep.parquet")
+    plots.main(["--results", str(tmp_path), "--jobs", "1"])
+    assert "sweep_sweep_window: sw_ucb at T = 2,000 only; other T: the regret-by-T figure" in capsys.readouterr().err
+
+
 def config_rows(params: dict) -> pd.DataFrame:
     """Final-regret rows of labelled configurations of one algorithm (two trials, two T)."""
     return pd.DataFrame([{"algo": "sw_ucb", "label": label, "T": T, "trial": trial, "final_regret": 10.0 + trial,

@@ -241,6 +241,9 @@ def sweep_figure(name: str, param: str, by_algo: dict, rows: pd.DataFrame, drawi
         if points is None:
             notice(fig_name, f"{algo}'s configurations share no horizon T")
             continue
+        horizons = rows.loc[rows["label"].isin(values.index), "T"].nunique()
+        if horizons > 1:  # said, not silent: every horizon is in the regret-against-T figure and the table
+            notice(fig_name, f"{algo} at T = {int(points['T'].iloc[0]):,} only", "other T: the regret-by-T figure")
         data.append(points)
     if not data:
         return pd.DataFrame()
