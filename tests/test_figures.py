@@ -646,6 +646,7 @@ def test_the_scale_check_compares_a_table_with_its_shipped_config():
     assert scale.run_scale("fig2a", full.assign(seed=7)) == "not the shipped configuration: seed 7 (shipped 2)"
     assert scale.run_scale("adhoc", full[full["trial"] < 2]) == ""  # no shipped config: unaffected
     assert scale.experiment_of("ns_benchmark.stationary") == "ns_benchmark"
+    assert scale.composed("ns_benchmark")["trials"] == 50  # 10 instances x 5 trials: the cells per algorithm and T
     assert scale.experiment_of("ctx_delay_shift0.25") == "ctx_delay"
 
 

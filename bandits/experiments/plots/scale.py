@@ -105,7 +105,8 @@ def composed(name: str, overrides: tuple = ()) -> dict | None:
     except Exception:  # noqa: BLE001 -- a config that does not compose is not a shipped run
         return None
     envs = {k: v for k, v in (plain.get("scenarios") or {}).items()}
-    return {"trials": int(plain["trials"]), "T": Ts, "seed": int(plain["seed"]), "algos": plain.get("algos") or {},
+    cells = int(plain["trials"]) * int(plain.get("instances") or 1)  # trials stored per cell: instances x trials
+    return {"trials": cells, "T": Ts, "seed": int(plain["seed"]), "algos": plain.get("algos") or {},
             "env": plain.get("env") or {}, "scenarios": envs}
 
 
