@@ -39,6 +39,8 @@ def committed_results(dest: Path) -> Path:
     for path in (RESULTS / "figures").iterdir():
         if path.suffix in (".csv", ".png"):
             shutil.copy(path, out / "figures" / path.name)
+    if (RESULTS / "archive").is_dir():  # earlier designs' small tables the docs compare with (issue 46)
+        shutil.copytree(RESULTS / "archive", out / "archive")
     if (RESULTS / "crosscheck" / "smpybandits.csv").exists():  # make crosscheck's report (not run in CI)
         (out / "crosscheck").mkdir()
         shutil.copy(RESULTS / "crosscheck" / "smpybandits.csv", out / "crosscheck" / "smpybandits.csv")
