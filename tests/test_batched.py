@@ -211,6 +211,53 @@ def test_a_batch_of_64_trials_and_the_same_trials_one_by_one_give_the_same_table
     pd.testing.assert_frame_equal(one_by_one[columns], batched[columns])
 
 
+def batches_of(*overrides, workers=2):
+    from bandits.experiments.compose.algo_lists import expand
+    from bandits.experiments.run.batching import Batches
+    from bandits.experiments.run.planning import plan
+    from bandits.experiments.setup.setups import setup_from_config
+
+    setup = setup_from_config(compose(expand(["algos=[mine,ucb1]", f"algos.mine._target_={DUCB}",
+                                              "env=piecewise_bernoulli", "T=[300,600]", *overrides])))
+    setup.results_dir = None
+    made = plan(setup)
+    s = made.setup
+    return made, list(Batches(made, s.batch_cells, s.batch_s, workers, s.batched_trials))
+
+
+def test_a_batched_policys_cells_are_one_batch_of_every_trial_not_doubling_from_one():
+    """The speed of a batched policy comes from the size of its batch: a run of trials=100 hands
+    it the 100 trials at once (not 1, 2, 4, ... as the compiled cells get), first at its horizon,
+    so another worker runs the compiled cells beside it; parallel.batched_trials caps it."""
+    made, batches = batches_of("trials=100")
+    batched = [b for b in batches if all(c.algo_name == "mine" for _, cells in b.trials for c in cells)]
+    assert [(b.T, b.cells) for b in batched] == [(600, 100), (300, 100)]
+    assert batches[0] is batched[0]  # first at the longest horizon
+    others = [b for b in batches if b not in batched]
+    assert all(c.algo_name == "ucb1" for b in others for _, cells in b.trials for c in cells)
+    assert others[0].cells == 1  # the compiled cells still double from one trial
+    keys = sorted(c.key for b in batches for _, cells in b.trials for c in cells)
+    assert keys == sorted(c.key for c in made.todo)
+    _, capped = batches_of("trials=100", "parallel.batched_trials=30")
+    assert [b.cells for b in capped if b.trials[0][1][0].algo_name == "mine"] == [30, 30, 30, 10] * 2
+    _, one_file_a_cell = batches_of("trials=10", "parallel.batch_cells=1")
+    assert all(b.cells == 1 for b in one_file_a_cell)
+
+
+def test_the_batched_trials_setting_changes_no_number(tmp_path):
+    args = ["algos=[mine,ucb1]", f"algos.mine._target_={DUCB}", "env=piecewise_bernoulli", "T=400", "trials=30"]
+    whole = cli_table(tmp_path / "whole", *args)
+    capped = cli_table(tmp_path / "capped", *args, "parallel.batched_trials=7")
+    columns = [c for c in whole.columns if c != "wall_time_s"]
+    pd.testing.assert_frame_equal(whole[columns], capped[columns])
+
+
+def test_a_bad_batched_trials_is_one_paragraph(tmp_path, capsys):
+    assert cli.entry(["algo=ucb1", "env=piecewise_bernoulli", "T=100", "trials=2", "parallel.batched_trials=0",
+                      f"results_dir={tmp_path}"]) == 2
+    assert "parallel.batched_trials must be >= 1" in capsys.readouterr().err
+
+
 def test_n_jobs_changes_no_number_of_a_batched_policy(tmp_path):
     args = [a.replace("trials=64", "trials=12") for a in COMMAND]
     one = cli_table(tmp_path / "one", *args, "n_jobs=1")

@@ -23,25 +23,35 @@ class Batches:
     (or one measured at another horizon, scaled by T) fits into ``batch_s`` seconds, and at
     most ``batch_cells`` cells. Near the end a batch is cut so that every worker gets one. The
     longest horizons go first, so that no long batch is left for the end. Whole trials stay
-    in one batch (they share one reward draw) unless a trial alone is larger than the batch."""
+    in one batch (they share one reward draw) unless a trial alone is larger than the batch.
 
-    def __init__(self, plan: Plan, batch_cells: int, batch_s: float, workers: int):
+    A batched policy's cells (``batched = True``: many trials in one call) are batches of their
+    own, of ``batched_trials`` trials (None: all of the horizon's and instance's), at most
+    ``batch_cells`` cells: their speed comes from the size of the batch, which the doubling and
+    ``batch_s`` would keep small. The trade: an interrupt can lose one such batch per worker, not
+    ``batch_s`` seconds. They go first at their horizon, so the other workers run the compiled
+    cells beside them."""
+
+    def __init__(self, plan: Plan, batch_cells: int, batch_s: float, workers: int,
+                 batched_trials: int | None = None):
         self.pending: dict = {}
         params: dict = {}  # one configured-values dict per algorithm, shared by its cells
         for cell in plan.todo:
             if cell.algo_name not in params:
                 params[cell.algo_name] = {k: v for k, v in cell.algo_cfg.items() if k != "name"}
             spec = CellSpec(cell.algo_name, cell.algo, params[cell.algo_name], cell.key, cell.config_hash)
-            trials = self.pending.setdefault((cell.T, cell.instance), {})  # a batch faces one instance
+            together = bool(getattr(cell.algo, "batched", False))
+            trials = self.pending.setdefault((cell.T, cell.instance, together), {})  # a batch faces one instance
             trials.setdefault(cell.trial, []).append(spec)
         self.pending = {key: deque(sorted(trials.items())) for key, trials in self.pending.items()}
         self.remaining = len(plan.todo)
         self.batch_cells, self.batch_s, self.workers = batch_cells, batch_s, max(1, workers)
+        self.batched_trials = batched_trials
         self.last: dict = {}  # T -> cells of its last batch
         self.rate: dict = {}  # T -> measured seconds per cell
 
     def observe(self, done: Done) -> None:
-        if done.cells:
+        if done.cells and not done.together:  # a batched policy's time per cell says nothing of the others'
             self.rate[done.T] = done.seconds / done.cells
 
     def size(self, T: int, trial_cells: int) -> int:
@@ -55,11 +65,17 @@ class Batches:
         n = min(n, max(trial_cells, -(-self.remaining // self.workers)), self.batch_cells)  # near the end
         return max(1, n)
 
+    def together_size(self, trial_cells: int) -> int:
+        """Cells of a batched policy's batch: ``batched_trials`` trials (all when None), at most
+        ``batch_cells``."""
+        trials = self.batched_trials or self.remaining
+        return max(1, min(trials * trial_cells, self.batch_cells))
+
     def __iter__(self):
-        for T, instance in sorted(self.pending, key=lambda key: (-key[0], key[1] or 0)):
-            queue = self.pending[(T, instance)]
+        for T, instance, together in sorted(self.pending, key=lambda key: (-key[0], key[1] or 0, not key[2])):
+            queue = self.pending[(T, instance, together)]
             while queue:
-                n = self.size(T, len(queue[0][1]))
+                n = self.together_size(len(queue[0][1])) if together else self.size(T, len(queue[0][1]))
                 trials, filled = [], 0
                 while queue and filled < n:
                     trial, cells = queue[0]
@@ -72,7 +88,8 @@ class Batches:
                         queue.popleft()
                     trials.append((trial, cells))
                     filled += len(cells)
-                self.last[T] = filled
+                if not together:
+                    self.last[T] = filled
                 self.remaining -= filled
                 yield Batch(T, trials, instance)
 

@@ -41,7 +41,7 @@ class Running:
                      "env_info": {key: to_json(stored_info(inst)) for key, inst in plan.instances.items()}}
         plan.timing.update(write_s=0.0, worker_s=0.0, kernel_s=0.0, warm_s=0.0)
         self.writer = Writer(plan.folder, s.batch_cells, s.batch_s, plan.timing, plan.stored)
-        self.batches = Batches(plan, s.batch_cells, s.batch_s, workers)
+        self.batches = Batches(plan, s.batch_cells, s.batch_s, workers, s.batched_trials)
         self.sink = self.writer.add if sink_in_process else None
         self.out: list = []
         self.sent = self.back = 0

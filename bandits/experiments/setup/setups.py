@@ -39,6 +39,7 @@ class Setup:
     keyed: bool = True  # the algorithms sit under algos.<name> (not a single algo)
     batch_cells: int = 20_000  # cells of one batch (and shard) at most; 1 = a batch and a file per cell
     batch_s: float = 10.0  # seconds of work a batch is sized to (what an interrupt can lose per worker)
+    batched_trials: int | None = None  # a batched policy's trials per batch at most; None: all of a horizon's
     auto: AutoTrials | None = None  # trials=auto: trials added in looks (bandits.experiments.setup.auto_trials)
     trials_from: int = 0  # the first trial of the cells to plan (a later look of trials=auto)
     checked: bool = False  # bandits.experiments.setup.checks.check_setup has passed it
@@ -203,6 +204,10 @@ def setup_from_config(cfg: DictConfig, cache: BuildCache | None = None) -> Setup
         raise ConfigError(f"results_dir must be a folder path, got {results_dir!r}.")
     batch_cells = require_int("parallel.batch_cells", par.get("batch_cells", 20_000), minimum=1)
     batch_s = require_float("parallel.batch_s", par.get("batch_s", 10.0), minimum=0.0)
+    batched_trials = par.get("batched_trials")
+    if batched_trials is not None:
+        batched_trials = require_int("parallel.batched_trials", batched_trials, minimum=1)
     return Setup(name, env_name, env, env_cfg, algos, Ts, trials, seed, n_jobs, save_actions, overwrite,
                  Path(results_dir), backend, par.get("address"), keyed=None not in algo_cfgs,
-                 batch_cells=batch_cells, batch_s=batch_s, auto=auto, dry_run=dry_run, instances=instances)
+                 batch_cells=batch_cells, batch_s=batch_s, batched_trials=batched_trials, auto=auto, dry_run=dry_run,
+                 instances=instances)
