@@ -245,6 +245,11 @@ def test_a_real_install_works_inside_a_project_with_its_own_experiments_package(
             dest.symlink_to(os.readlink(source))
         elif source.is_file():
             shutil.copy2(source, dest)
+    # the sources as a commit of their own, which the built package must record (setup.py)
+    for git in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "src"]):
+        subprocess.run(["git", *git], cwd=src, check=True, capture_output=True, timeout=120)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=src, check=True, capture_output=True,
+                            text=True).stdout.strip()
     wheels = tmp_path / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w",
                     str(wheels), str(src)], check=True, capture_output=True, timeout=600)
@@ -297,3 +302,13 @@ def test_a_real_install_works_inside_a_project_with_its_own_experiments_package(
         sh([*cli, *args])
     assert list((proj / "outputs" / "figures").glob("*.png"))
     sh([*cli, "plots", "--results", "outputs"])
+    # where the numbers came from: the version, and the commit and fingerprint the package was built from
+    from bandits.experiments.store.fingerprint import code_fingerprint
+
+    version = sh([*cli, "--version"]).stdout
+    assert version.startswith("drift-bandits 0.1.0 ") and f"git commit {commit}" in version, version
+    rows = pd.concat([pd.read_parquet(p) for p in (proj / "outputs" / "tables").glob("*.parquet")])
+    assert set(rows["git_commit"]) == {commit} and set(rows["code_fingerprint"]) == {code_fingerprint()}
+    table = sorted((proj / "outputs" / "tables").glob("*.parquet"))[0]
+    cited = sh([*cli, "cite", str(table)]).stdout
+    assert cited.startswith("@software{drift_bandits,") and "% algorithm " in cited, cited

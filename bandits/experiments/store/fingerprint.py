@@ -64,25 +64,56 @@ def source_hash(cls: type) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
+BUILD_INFO = "build_info.json"  # written into a built package by setup.py (never into the sources)
+
+
+def checkout_commit(root: Path) -> str | None:
+    """The commit of the git checkout whose top is ``root`` (``-dirty`` with local edits of the
+    library's sources), else None: a package installed into a venv that lies inside some other
+    git repository is not that repository's commit."""
+    import subprocess
+
+    def git(*args) -> str | None:
+        try:
+            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    if top is None or Path(top).resolve() != root.resolve():
+        return None
+    head = git("rev-parse", "HEAD")
+    if head is None:
+        return None
+    return head + ("-dirty" if git("status", "--porcelain", "--", "bandits", ":!bandits/experiments") else "")
+
+
+def built_commit(package: Path) -> str | None:
+    """The commit a built (pip-installed) package was built from, as its ``build_info.json``
+    records it; ``-dirty`` when the library's sources differ from the ones packed (their code
+    fingerprint changed since), None when it records none."""
+    try:
+        info = json.loads((package / BUILD_INFO).read_text())
+    except (OSError, ValueError):
+        return None
+    commit = info.get("git_commit")
+    if commit and info.get("code_fingerprint") != tree_hash(package) and not commit.endswith("-dirty"):
+        commit += "-dirty"
+    return commit
+
+
 @lru_cache(maxsize=1)
 def provenance() -> dict:
-    """Versions and host recorded with every cell."""
+    """Versions and host recorded with every cell, and the commit of the sources: the checkout's
+    (git), else the one a built package records (:func:`built_commit`)."""
     import platform
     import socket
-    import subprocess
 
     import numba
     import numpy
 
-    commit = None
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10)
-        if head.returncode == 0:
-            dirty = subprocess.run(["git", "status", "--porcelain", "--", "bandits", ":!bandits/experiments"],
-                                   cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
-            commit = head.stdout.strip() + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        commit = None
+    commit = checkout_commit(ROOT) or built_commit(LIBRARY)
     return {"git_commit": commit, "python_version": platform.python_version(), "numpy_version": numpy.__version__,
             "numba_version": numba.__version__, "host": socket.gethostname()}
 
