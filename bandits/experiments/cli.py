@@ -182,7 +182,8 @@ Also: drift-bandits examples [DIR] (writes the example policy and problems, defa
 ./examples), drift-bandits check MODULE.CLASS [NAME=VALUE ...] (the conformance suite that
 every built-in passes, on your policy), drift-bandits collect +experiment=NAME, drift-bandits
 commands 'CMD' 'CMD' ... (several commands in one process), drift-bandits release [--list]
-(every shipped experiment, as make figures runs them), dry_run=true (validate only),
+(every shipped experiment, as make figures runs them), drift-bandits cite [TABLE]
+(BibTeX for the tool and every algorithm and environment of a table), dry_run=true (validate only),
 debug=true (tracebacks). Results go to ./outputs/ (results_dir=...).
 
 Docs, shipped with the package (drift-bandits docs lists them; --out DIR writes them as files):
@@ -194,7 +195,7 @@ Docs, shipped with the package (drift-bandits docs lists them; --out DIR writes 
 and `python -m pydoc bandits`.
 """
 
-SUBCOMMANDS = ("plots", "docs", "collect", "examples", "commands", "check", "release")
+SUBCOMMANDS = ("plots", "docs", "collect", "examples", "commands", "check", "release", "cite")
 
 
 def commands(argv: list[str]) -> int:
@@ -285,10 +286,52 @@ def examples(argv: list[str]) -> int:
     return OK
 
 
+def cite(argv: list[str]) -> int:
+    """``drift-bandits cite [TABLE | EXPERIMENT] [--results DIR]``: BibTeX for the tool and for
+    every algorithm and environment of a table (a .parquet file, or an experiment's tables
+    under DIR/tables/, scenarios included); with no table, the tool and the two papers it
+    reproduces (:mod:`bandits.experiments.report.citations`)."""
+    import argparse
+
+    from bandits.experiments.report.citations import bibtex, cite
+    from bandits.experiments.store.fingerprint import code_fingerprint
+    from bandits.version import __version__
+
+    ap = argparse.ArgumentParser(prog="drift-bandits cite", description=cite.__doc__.split("\n\n")[0])
+    ap.add_argument("table", nargs="?", help="a table file (.parquet) or an experiment name (default: none)")
+    ap.add_argument("--results", type=Path, default=Path("outputs"), help="the results folder (default outputs)")
+    args = ap.parse_args(argv)
+    if args.table is None:
+        import pandas as pd
+
+        text = cite(pd.DataFrame(columns=["algo", "algo_params", "env", "env_params"]), __version__,
+                    code_fingerprint())
+        print(text + "\n" + "\n\n".join(bibtex(k) for k in ("cheung_hedging", "chen_ada_iltcb")))
+        return OK
+    path = Path(args.table)
+    files = [path] if path.suffix == ".parquet" and path.is_file() else sorted(
+        p for p in (args.results / "tables").glob(f"{args.table}*.parquet")
+        if p.stem == args.table or p.stem.startswith(f"{args.table}."))
+    if not files:
+        there = sorted(p.stem for p in (args.results / "tables").glob("*.parquet"))
+        listed = ", ".join(there[:12]) + (f" and {len(there) - 12} more" if len(there) > 12 else "")
+        print(f"error: no table {args.table!r}: neither a .parquet file nor a table under "
+              f"{args.results / 'tables'} (" + (f"its tables: {listed}" if there else "it holds none")
+              + "); --results DIR names another results folder.", file=sys.stderr)
+        return BAD_INPUT
+    import pandas as pd
+
+    rows = pd.concat([pd.read_parquet(p, columns=["algo", "algo_params", "env", "env_params"]) for p in files])
+    print(cite(rows.astype(str), __version__, code_fingerprint()), end="")
+    return OK
+
+
 def subcommand(name: str, argv: list[str]) -> int:
-    """The stages behind the subcommands: plots, docs, collect, examples, commands, check, release."""
+    """The stages behind the subcommands: plots, docs, collect, examples, commands, check, release, cite."""
     if name == "examples":
         return examples(argv)
+    if name == "cite":
+        return cite(argv)
     if name == "check":  # the conformance suite on a policy of your own
         from bandits.experiments.check_command import main as check
 
