@@ -536,6 +536,7 @@ CASES = {
     "figures": full_scale_figures,
     "sweep_1e6_cells": sweep_million,
     "batched": bench_batched.batched,
+    "batched_run": bench_batched.batched_run,
     "per_trial": bench_batched.per_trial,
     "batched_memory": bench_batched.batched_memory,
     "contextual_1e6": bench_contextual.contextual_1e6,
