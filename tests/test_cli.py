@@ -119,9 +119,9 @@ def test_table_action_dimension_mismatch(tmp_path):
 # ----------------------------------------------------------------------------- a research tool's CLI
 
 def test_experiment_name_is_set_from_the_command_line(tmp_path):
-    proc = cli("algo=exp3s", "T=500", "trials=1", "experiment_name=my_sweep", tmp_path=tmp_path)
+    proc = cli("algo=exp3s", "T=500", "trials=1", "experiment_name=my_runs", tmp_path=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "tables" / "my_sweep.parquet").exists() and not (tmp_path / "tables" / "adhoc.parquet").exists()
+    assert (tmp_path / "tables" / "my_runs.parquet").exists() and not (tmp_path / "tables" / "adhoc.parquet").exists()
     assert_clean_error(cli("algo=exp3s", "experiment_name=../up", tmp_path=tmp_path), "experiment_name")
 
 

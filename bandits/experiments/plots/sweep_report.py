@@ -89,7 +89,7 @@ def sweep_summary(jobs: list, job_overrides: list[list[str]] | None = None) -> N
     out = jobs[0][0] / "figures"
     out.mkdir(parents=True, exist_ok=True)
     try:
-        names = sweep_figure(rows, out, lambda: with_curves(jobs, rows))
+        names = sweep_figure(rows, out, lambda: with_curves(jobs, rows), sweep_name(rows, job_overrides))
     except Exception as exc:  # noqa: BLE001 -- the sweep ran; only its figure failed
         common.notice("sweep", f"figure failed ({common.one_line(exc)})", "the summary above stands")
         return
@@ -107,7 +107,22 @@ def with_curves(jobs: list, rows):
     return rows[["cell_key", "label"]].merge(full, on="cell_key", how="left", validate="one_to_one")
 
 
-def sweep_figure(rows, out: Path, curves=None) -> list[str]:
+def sweep_name(rows, job_overrides: list[list[str]] | None) -> str:
+    """The name a sweep's figure starts with: its experiment's, or for a sweep into the unnamed
+    table (``adhoc``: every run without ``experiment_name``) ``adhoc_<hash>``, a hash of the
+    jobs' overrides, so that two different unnamed sweeps never share a file and the same
+    command always writes the same one."""
+    from bandits.experiments.setup.setups import experiment_name
+    from bandits.experiments.store.fingerprint import stable_hash
+
+    experiment = str(rows["experiment"].iloc[0])
+    if experiment != experiment_name(None) or not job_overrides:
+        return experiment
+    mine = sorted(" ".join(o for o in job if not o.startswith(("hydra.", "results_dir="))) for job in job_overrides)
+    return f"{experiment}_{stable_hash(mine, 8)}"
+
+
+def sweep_figure(rows, out: Path, curves=None, name: str | None = None) -> list[str]:
     """The sweep's figure, named after its experiment (two experiments' sweeps over the same
     setting never share a file): its final regret against the swept parameter when the jobs vary
     one setting of one environment (``<experiment>_sweep_<parameter>``), else its regret figure,
@@ -117,7 +132,7 @@ def sweep_figure(rows, out: Path, curves=None) -> list[str]:
     from bandits.experiments.figures.drawing import Drawing
 
     drawing = Drawing(out)  # where the figure goes (nothing highlighted, no run scale)
-    experiment = str(rows["experiment"].iloc[0])
+    experiment = name or str(rows["experiment"].iloc[0])
     problems = generic.problem_configurations(rows)
     envs = rows["env"].nunique() if "env" in rows else 1
     swept = generic.sweeps(experiment, rows) if envs == 1 else {}

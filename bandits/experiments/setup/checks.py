@@ -142,6 +142,21 @@ def check_memory(setup: Setup, T: int) -> None:
                           "of its memory). Use a smaller T, fewer workers (n_jobs) or a smaller problem.")
 
 
+def check_figure_names_free(results_dir: Path | None, experiment: str) -> None:
+    """A table's figures are named after it with its dots as underscores (``ns_benchmark.abrupt_few``
+    draws ``ns_benchmark_abrupt_few.png``): an experiment whose name reads the same as another
+    experiment's table would overwrite that table's figures, so it is refused."""
+    tables = None if results_dir is None else Path(results_dir) / "tables"
+    if tables is None or not tables.is_dir():
+        return
+    mine = experiment.replace(".", "_")
+    for other in sorted(p.stem for p in tables.glob("*.parquet")):
+        if other.split(".")[0] != experiment.split(".")[0] and other.replace(".", "_") == mine:
+            raise ConfigError(f"experiment_name={experiment.split('.')[0]!r}: its figures would be named like those of "
+                              f"the table {other!r} in {tables} ({mine}.png), and overwrite them. Choose another "
+                              "experiment_name, or another results_dir.")
+
+
 def check_setup(setup: Setup, folder: bool = True) -> Setup:
     """Every up-front check of a setup that needs no instance, in one place, called once (a
     checked setup says so): the environment at every horizon, the memory it needs, every
@@ -160,6 +175,7 @@ def check_setup(setup: Setup, folder: bool = True) -> Setup:
     trials = setup.auto.max_trials if setup.auto else setup.trials  # trials=auto: room for its cap
     check_results_folder(setup.results_dir, len(setup.Ts) * trials * len(setup.algos),
                          max(setup.Ts) if setup.save_actions else 0, setup.experiment)
+    check_figure_names_free(setup.results_dir, setup.experiment)
     setup.checked = True
     return setup
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,8 +83,22 @@ def _bool(name, value) -> bool:
     return value
 
 
+# Words the plot stage appends to a table's name for its other outputs (``<experiment>_sweep_window``,
+# ``<experiment>_leaderboard.csv``, the benchmark's ``_aggregate``, ...): an experiment named with
+# one would write another experiment's file.
+DERIVED_WORDS = ("sweep", "leaderboard", "aggregate", "improvement", "profiles", "ranks", "ratios", "timeline")
+DERIVED = re.compile(rf"_({'|'.join(DERIVED_WORDS)})(?=$|[_.+-])")
+
+
 def experiment_name(value) -> str:
-    return file_name("experiment_name", "adhoc" if value is None else value)
+    name = file_name("experiment_name", "adhoc" if value is None else value)
+    word = DERIVED.search(name.split(".")[0] if value is not None else "")
+    if word:
+        raise ConfigError(f"experiment_name={name!r} contains '{word.group(0)}', which the plot stage appends to a "
+                          f"table's name for its other outputs (<experiment>_sweep_<setting>, "
+                          f"<experiment>_leaderboard.csv, ...): another experiment's files would be overwritten. "
+                          f"Choose a name without _{', _'.join(DERIVED_WORDS)} as a word.")
+    return name
 
 
 # The top-level keys of conf/config.yaml (hydra's own node aside): anything else is a typo.

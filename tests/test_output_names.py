@@ -1,0 +1,49 @@
+"""No two experiments, named or not, write the same file: an experiment_name that the plot
+stage's other outputs would produce is refused (``<name>_leaderboard``, ``<name>_sweep_...``,
+a scenario table's figure name), and two different unnamed -m sweeps draw their figures under
+different, stable names."""
+
+import shutil
+
+import pytest
+
+from bandits.experiments import cli
+
+RUN = ["algo=ucb1", "env=piecewise_bernoulli", "T=100", "trials=2"]
+
+
+@pytest.mark.parametrize("name", ["mine_leaderboard", "mine_sweep_window", "mine_sweep", "ns_benchmark_aggregate",
+                                  "mine_leaderboard_overall", "x_ratios"])
+def test_a_name_the_plot_stage_derives_is_refused(tmp_path, capsys, name):
+    assert cli.entry([*RUN, f"experiment_name={name}", f"results_dir={tmp_path}"]) == 2
+    err = capsys.readouterr().err
+    assert "which the plot stage appends" in err and "Traceback" not in err
+    assert not (tmp_path / "tables").exists()
+
+
+@pytest.mark.parametrize("name", ["sweeping", "leaderboards2", "my_ranking", "mine"])
+def test_names_that_only_look_alike_are_accepted(tmp_path, name):
+    assert cli.entry([*RUN, f"experiment_name={name}", f"results_dir={tmp_path}"]) == 0
+
+
+def test_a_name_that_reads_like_another_tables_figures_is_refused(tmp_path, capsys):
+    assert cli.entry([*RUN, "experiment_name=bench", f"results_dir={tmp_path}"]) == 0
+    tables = tmp_path / "tables"
+    shutil.copy(tables / "bench.parquet", tables / "bench.abrupt.parquet")  # a scenario table: bench_abrupt.png
+    assert cli.entry([*RUN, "experiment_name=bench_abrupt", f"results_dir={tmp_path}"]) == 2
+    assert "bench.abrupt" in capsys.readouterr().err
+    assert not (tables / "bench_abrupt.parquet").exists()
+
+
+def sweep(tmp_path, *args):
+    assert cli.entry(["-m", "algo=sw_ucb_gm", "algo.window=50,200", "T=200", "trials=2", *args,
+                      f"results_dir={tmp_path}", f"hydra.sweep.dir={tmp_path}/hydra"]) == 0
+    return {p.name for p in (tmp_path / "figures").glob("adhoc_*sweep*.png")}
+
+
+def test_two_unnamed_sweeps_draw_different_files_and_the_same_command_the_same(tmp_path):
+    first = sweep(tmp_path, "env=piecewise_bernoulli", "env.K=3")
+    second = sweep(tmp_path, "env=piecewise_bernoulli", "env.K=4") - first
+    assert len(first) == 1 and len(second) == 1  # a file of its own
+    again = sweep(tmp_path, "env=piecewise_bernoulli", "env.K=3")
+    assert again == first | second  # the same command: the same file, rewritten
