@@ -58,6 +58,11 @@ def test_simulate_stores_and_reuses_cells_like_the_cli(tmp_path):
     ({"env": "sinusoid", "algos": [{"window": 3}]}, "needs a 'name'"),
     ({"env": "sinusoid", "algos": ["bob", "bob"]}, "two algorithms are named 'bob'"),
     ({"env": "sinusoid", "algos": ["bob"], "T": 0}, r"simulate\(T=0\): must be an integer from 1"),
+    ({"env": "sinusoid", "algos": ["bob"], "trials": "auto", "auto": 5}, "auto must be a mapping"),
+    ({"env": "sinusoid", "algos": ["bob"], "trials": "auto", "auto": "first=3"}, "auto must be a mapping"),
+    ({"env": "sinusoid", "algos": ["bob"], "auto": {"first": 3}}, "is read only with trials='auto'"),
+    ({"env": "piecewise_bernoulli", "algos": ["ucb1"], "T": 1_000_000, "trials": 20_000, "save_actions": True},
+     "kept in memory without a results folder"),
 ])
 def test_simulate_refuses_bad_input_with_one_message(kwargs, fragment):
     with pytest.raises(ConfigError, match=fragment):

@@ -1,7 +1,7 @@
 """No two experiments, named or not, write the same file: an experiment_name that the plot
 stage's other outputs would produce is refused (``<name>_leaderboard``, ``<name>_sweep_...``,
 a scenario table's figure name), and two different unnamed -m sweeps draw their figures under
-different, stable names."""
+different, stable names; a --highlight that names nothing is refused."""
 
 import shutil
 
@@ -47,3 +47,14 @@ def test_two_unnamed_sweeps_draw_different_files_and_the_same_command_the_same(t
     assert len(first) == 1 and len(second) == 1  # a file of its own
     again = sweep(tmp_path, "env=piecewise_bernoulli", "env.K=3")
     assert again == first | second  # the same command: the same file, rewritten
+
+
+def test_a_highlight_that_names_nothing_is_refused(tmp_path, capsys):
+    from bandits.experiments.plots.stage import main as plots
+
+    assert cli.entry([*RUN, "experiment_name=mine", f"results_dir={tmp_path}"]) == 0
+    assert plots(["--results", str(tmp_path), "--highlight", "ucb1"]) == 0
+    capsys.readouterr()
+    assert plots(["--results", str(tmp_path), "--highlight", "ucb1,nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "'nosuch' names no configuration" in err and "'ucb1'" not in err

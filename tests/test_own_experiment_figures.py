@@ -112,15 +112,19 @@ def test_logged_data_without_change_points_is_regret_against_the_best_fixed_poli
     assert "clipped" not in footer(fig)  # regret against a policy may be negative: the band is not clipped
 
 
+PER_PIECE = f"{DYNAMIC} against the best policy per piece"  # a contextual figure says what its summary says
+PER_ROUND = f"{DYNAMIC} against the best policy per round"
+
+
 @pytest.mark.parametrize("env_info,kind,floor", [
     ({"change_points": [100]}, DYNAMIC, 0.0),  # K-armed: the best action of each round
     ({}, DYNAMIC, 0.0),
     ({"contextual": True, "regret_gap_best_action": 1.0, "change_points": []}, FIXED_POLICY, None),
-    ({"contextual": True, "regret_gap_best_action": 1.0, "change_points": [50]}, DYNAMIC, None),
+    ({"contextual": True, "regret_gap_best_action": 1.0, "change_points": [50]}, PER_PIECE, None),
     ({"contextual": True, "S_switches": 1, "Delta_TV": 0.0, "change_points": []}, FIXED_POLICY, None),
-    ({"contextual": True, "S_switches": 1, "Delta_TV": 3.5, "change_points": []}, DYNAMIC, None),  # drifting mode
+    ({"contextual": True, "S_switches": 1, "Delta_TV": 3.5, "change_points": []}, PER_ROUND, None),  # drifting
     ({"comparator": "best fixed policy", "change_points": []}, FIXED_POLICY, None),  # recorded
-    ({"comparator": "best policy per piece", "contextual": True}, DYNAMIC, None),
+    ({"comparator": "best policy per piece", "contextual": True}, PER_PIECE, None),
     ({"comparator": "best action per round", "contextual": True}, DYNAMIC, 0.0)])
 def test_the_regret_kind_follows_the_comparator(env_info, kind, floor):
     assert regret_kind(json.dumps(env_info)) == kind and regret_kind(env_info) == kind

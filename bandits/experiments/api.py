@@ -182,6 +182,8 @@ def simulate(env, algos, T, trials: int | str = 10, seed: int = 0, n_jobs: int =
     _check_env(env)
     _check_algos(algos)
     Ts = _horizons(T)
+    if auto is not None and trials != "auto":
+        raise _bad("auto", auto, "is read only with trials='auto' (the number of trials is then chosen in looks)")
     looks = auto_trials(trials, auto, LIMITS["trials"])
     trials = looks.first if looks else _integer("trials", trials, 1, LIMITS["trials"])
     seed = _integer("seed", seed, 0, SEED_MAX)

@@ -250,6 +250,12 @@ def plot(args) -> int:
     paths = table_paths(args.results)
     if not paths:
         return OK
+    unknown = unmatched_highlight(parse_highlight(args.highlight), paths)  # the environment's: a standing choice
+    if unknown:
+        print(f"error: plots --highlight: {', '.join(map(repr, unknown))} names no configuration of the tables in "
+              f"{common.shown(args.results / 'tables', parts=2)} (a label, an algorithm's name, or its display "
+              "name, as a figure's legend shows it).", file=sys.stderr)
+        return BAD_INPUT
     out_dir = drawing.folder
     picked, problem = selection.chosen(paths, wanted, args.results) if wanted else (None, "")
     if problem:
@@ -286,6 +292,25 @@ def plot(args) -> int:
     if skipped:
         print(selection.unchanged_line(skipped))
     return OK
+
+
+def unmatched_highlight(chosen, paths: dict) -> list:
+    """The names of ``chosen`` (``--highlight``) that highlight no configuration of any table in
+    ``paths`` (by :func:`bandits.experiments.figures.names.is_highlighted`); an unreadable table is
+    left to the drawing's own notice."""
+    if not chosen:
+        return []
+    import pandas as pd
+
+    from bandits.experiments.figures.names import is_highlighted
+
+    pairs = set()
+    for path in paths.values():
+        try:
+            pairs |= set(pd.read_parquet(path, columns=["label", "algo"]).drop_duplicates().itertuples(index=False))
+        except Exception:  # noqa: BLE001 -- its notice comes with the drawing
+            continue
+    return [name for name in chosen if not any(is_highlighted(label, [name], algo) for label, algo in pairs)]
 
 
 def write_kernel_seconds(path: Path, fresh) -> None:

@@ -190,6 +190,9 @@ class SweepRun:
         workers_ = 1 if s.n_jobs == 1 else _effective(s.n_jobs)
         span = p.timing.pop("last_batch", executed) - p.timing.pop("first_batch", executed)
         if report:  # (trials=auto reports once, after its last look)
+            if len(self.planned) > 1:  # every plan's header printed first: each block names its own
+                where = f" -> {p.table_path}" if p.table_path is not None else ""
+                job.log.info(f"\n== {job.title + ' ' if job.title else ''}[{s.experiment}]{where}")
             job.log.info(summary_text(rows, timing_text(span, len(p.todo), workers_, p.timing),
                                       comparators=compared(p)))
         end = time.time()

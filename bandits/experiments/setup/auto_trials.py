@@ -4,6 +4,7 @@ that runs the looks, are :mod:`bandits.experiments.run.adaptive_trials`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bandits.errors import ConfigError, require_float, require_int
@@ -29,6 +30,9 @@ def auto_trials(trials, auto: dict | None, limit: int) -> AutoTrials | None:
     trials); one paragraph for a bad value."""
     if trials != "auto":
         return None
+    if auto is not None and not isinstance(auto, Mapping):
+        raise ConfigError(f"auto must be a mapping of its keys (first, step, max_trials, precision, confidence), "
+                          f"got {auto!r} ({type(auto).__name__}); for example auto={{'max_trials': 50}}.")
     auto = dict(auto or {})
     unknown = sorted(set(auto) - {"first", "step", "max_trials", "precision", "confidence"})
     if unknown:

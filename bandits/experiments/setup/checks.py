@@ -63,8 +63,17 @@ def check_results_folder(results_dir: Path | None, cells: int = 0, save_actions_
     """Before any work: the results folder is a folder (or can be made), writable, with
     free space for the cells planned (an estimate), and every path the run will write (its
     cells' folder, the tables folder and its table) is of the right kind and writable. One
-    paragraph if not."""
+    paragraph if not. Without a results folder (``simulate()`` without ``results_dir``) every
+    row is kept in memory: the same estimate must fit twice (the rows and the table made of
+    them) into :func:`memory_limit`."""
     if results_dir is None:
+        need = 2 * cells * (CELL_BYTES + 4 * save_actions_T)
+        if need > memory_limit():
+            why = " (save_actions keeps every round)" if save_actions_T else ""
+            raise ConfigError(f"the {cells:,} cells planned are kept in memory without a results folder and need "
+                              f"about {need / 1e9:,.1f} GB{why}, more than the {memory_limit() / 1e9:,.1f} GB "
+                              "this machine allows (80% of its memory); give results_dir= (the rows then go to "
+                              "disk in shards), or run fewer cells.")
         return
     import shutil
 

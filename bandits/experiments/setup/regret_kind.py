@@ -66,8 +66,15 @@ def comparator(env_info) -> str:
 def regret_kind(env_info) -> str:
     """What one row's regret is, in words for a figure or a summary: "regret against the
     best fixed policy" where its comparator is one fixed policy (no change point known),
-    else "dynamic regret". ``env_info``: the row's ``env_info`` (JSON text or dict)."""
-    return FIXED_POLICY if comparator(env_info) == BEST_FIXED_POLICY else DYNAMIC
+    "dynamic regret against the best policy per piece" (or per round) where it is a policy
+    class's best policy piece by piece, as the summary says it, else "dynamic regret" (against
+    the best action of each round). ``env_info``: the row's ``env_info`` (JSON text or dict)."""
+    against = comparator(env_info)
+    if against == BEST_FIXED_POLICY:
+        return FIXED_POLICY
+    if against in (BEST_POLICY_PER_PIECE, BEST_POLICY_PER_ROUND):
+        return f"{DYNAMIC} against the {against}"
+    return DYNAMIC
 
 
 def regret_floor(env_info) -> float | None:
