@@ -1,7 +1,8 @@
 """No two experiments, named or not, write the same file: an experiment_name that the plot
 stage's other outputs would produce is refused (``<name>_leaderboard``, ``<name>_sweep_...``,
 a scenario table's figure name), and two different unnamed -m sweeps draw their figures under
-different, stable names; a --highlight that names nothing is refused."""
+different, stable names; a --highlight that names nothing is refused; a long name is wrapped in its
+figure's title, not cut."""
 
 import shutil
 
@@ -58,3 +59,27 @@ def test_a_highlight_that_names_nothing_is_refused(tmp_path, capsys):
     assert plots(["--results", str(tmp_path), "--highlight", "ucb1,nosuch"]) == 2
     err = capsys.readouterr().err
     assert "'nosuch' names no configuration" in err and "'ucb1'" not in err
+
+
+def test_a_long_name_is_wrapped_in_its_title_not_cut(tmp_path, monkeypatch):
+    """A figure's title fits inside the figure, whatever the experiment's name."""
+    import matplotlib.pyplot as plt
+
+    from bandits.experiments.plots.stage import main as plots
+
+    name = "a_rather_long_experiment_name_" + "with_many_words_" * 4 + "end"
+    assert cli.entry([*RUN, f"experiment_name={name}", f"results_dir={tmp_path}"]) == 0
+    titles = []
+    real_close = plt.close
+
+    def keep(fig=None):  # the title as drawn, just before the figure is closed
+        if fig is not None and hasattr(fig, "axes"):
+            renderer = fig.canvas.get_renderer()
+            titles.extend((ax.title.get_window_extent(renderer), fig.bbox) for ax in fig.axes if ax.get_title())
+        real_close(fig)
+
+    monkeypatch.setattr(plt, "close", keep)
+    assert plots(["--results", str(tmp_path), "--jobs", "1"]) == 0
+    assert titles
+    for box, figure in titles:
+        assert box.x0 >= figure.x0 - 1 and box.x1 <= figure.x1 + 1, (box, figure)
