@@ -83,3 +83,21 @@ def test_a_long_name_is_wrapped_in_its_title_not_cut(tmp_path, monkeypatch):
     assert titles
     for box, figure in titles:
         assert box.x0 >= figure.x0 - 1 and box.x1 <= figure.x1 + 1, (box, figure)
+
+
+def test_a_run_logged_to_one_file_keeps_its_summary_on_lines_of_its_own(tmp_path):
+    """stdout and stderr into one file (a cluster job's log): no progress bar's carriage returns
+    in the summary's lines (the run lasts longer than the bar's 2 s delay)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    log = tmp_path / "run.log"
+    with open(log, "w") as out:
+        done = subprocess.run([sys.executable, str(ROOT / "run.py"), "algo=ucb1", "env=piecewise_bernoulli", "T=300",
+                               "trials=12000", f"results_dir={tmp_path}"], stdout=out, stderr=subprocess.STDOUT,
+                              timeout=600)
+    assert done.returncode == 0
+    text = log.read_text()
+    assert "\r" not in text and any(line.startswith("label ") for line in text.splitlines()), text[-2000:]

@@ -16,6 +16,7 @@ nothing finished.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -116,7 +117,10 @@ def execute(plans, backend: str = "loky", n_jobs: int = 1, address: str | None =
             running.append(r)
             yield from r.jobs(len(running) - 1, stop)
 
-    bar = tqdm(total=0, desc=description, unit="cell", delay=2.0, disable=not progress)
+    # The bar redraws its line with carriage returns: in a file (stderr not a terminal) it would
+    # share lines with the summaries, so it is drawn on a terminal only.
+    on_terminal = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    bar = tqdm(total=0, desc=description, unit="cell", delay=2.0, disable=not (progress and on_terminal))
 
     def finish_ready():
         """Report each plan whose batches are all back, in order of need; a plan that failed is
@@ -133,7 +137,8 @@ def execute(plans, backend: str = "loky", n_jobs: int = 1, address: str | None =
                 called.add(i)
                 r.writer.flush()
                 if finished is not None:
-                    finished(r)
+                    with tqdm.external_write_mode():  # the bar is cleared while a summary prints, then redrawn
+                        finished(r)
 
     def take(tag, done):
         running[tag].take(done)
