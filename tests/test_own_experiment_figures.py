@@ -183,6 +183,21 @@ def test_a_hand_tuned_sweep_is_legended_tuned(tmp_path, kept):
         assert TUNED in texts and PARAMETER_FREE not in texts
 
 
+def test_a_constant_set_by_hand_is_named_in_the_legend(tmp_path, kept):
+    """``algos.m_ucb.window=400`` was legended plain M-UCB under "knows Upsilon_T": it is
+    "M-UCB (window=400)" under "knows Upsilon_T ..., and tuned by hand"; the shipped m_ucb beside
+    a parameter-free UCB1 keeps its plain name."""
+    run(tmp_path, *algos("m_ucb", "ucb1"), "algos.m_ucb.window=400", "env=piecewise_bernoulli",
+        "experiment_name=w")
+    run(tmp_path, *algos("m_ucb", "ucb1"), "env=piecewise_bernoulli", "experiment_name=shipped")
+    plots.main(["--results", str(tmp_path), "--jobs", "1"])
+    texts = {name: legend_texts(fig.axes[0]) for name, fig in kept().items()}
+    tuned = next(t for name, t in texts.items() if name.startswith("w"))
+    assert "M-UCB (window=400)" in tuned and KNOWING_AND_TUNED[KNOWS_UPSILON] in tuned and "UCB1" in tuned
+    shipped = next(t for name, t in texts.items() if name.startswith("shipped"))
+    assert "M-UCB" in shipped and not any("window=" in t for t in shipped)
+
+
 # ----------------------------------------------------------------------------- bands
 
 def final_rows(env_info: dict, regrets=(0.0, 0.5, 9.0)) -> pd.DataFrame:

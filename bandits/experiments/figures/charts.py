@@ -98,6 +98,11 @@ class Entry:
     bold: bool = False
 
 
+def with_hand_set(name: str, hand_set: str | None) -> str:
+    """A legend's text for a configuration with constants set by hand: "m_ucb (window=400)"."""
+    return f"{name} ({hand_set})" if hand_set else name
+
+
 def draw_curves(ax, data: pd.DataFrame, key: str, x: str, y: str, low: str, high: str, order=(), groups=None,
                 highlight=None, text=None, lw: float = 1.4) -> list:
     """Every configuration of ``data`` (column ``key``) as a mean line with its band, in
@@ -106,6 +111,7 @@ def draw_curves(ax, data: pd.DataFrame, key: str, x: str, y: str, low: str, high
     entries. ``text(label, rows)`` gives a legend text (default: the display name)."""
     labels = in_order(data[key].unique(), order)
     styles, groups = curve_styles(labels), groups or {}
+    hand = getattr(groups, "hand_set", {})  # constants set by hand (common.KnowledgeGroups), said in the legend
     chosen = parse_highlight(highlight)
     shade = 0.22 if len(labels) < WIDE_FROM else 0.12  # many bands: lighter, so that they do not pile up
     algo_of = data.groupby(key)["algo"].first() if "algo" in data.columns and key != "algo" else {}
@@ -122,7 +128,7 @@ def draw_curves(ax, data: pd.DataFrame, key: str, x: str, y: str, low: str, high
                          lw=2.8 if bright else (0.9 if dim else lw), alpha=0.45 if dim else 1.0,
                          zorder=4 if bright else 2,
                          markevery=(0.013 * (style.slot % 8), MARKEVERY) if len(d) > 12 else None,
-                         label=text(label, d) if text else LABELS.get(label, label))
+                         label=text(label, d) if text else with_hand_set(LABELS.get(label, label), hand.get(label)))
         entries.append(Entry(line, line.get_label(), group, bright))
     return entries
 
@@ -182,7 +188,7 @@ def plot_loglog(ax, data: pd.DataFrame, theory: dict, key: str = "algo", legend_
 
     def text(label, d):
         slope = d["fitted_slope"].iloc[0]
-        name = LABELS.get(label, label)
+        name = with_hand_set(LABELS.get(label, label), getattr(groups, "hand_set", {}).get(label))
         return f"{name}: slope {slope:.2f}" if np.isfinite(slope) else name
 
     entries = draw_curves(ax, data, key, "T", "mean_regret", "ci_low", "ci_high", theory, groups, highlight, text)

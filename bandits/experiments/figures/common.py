@@ -26,6 +26,7 @@ from bandits.experiments.figures.knowledge import (  # noqa: F401 -- the groups,
     OTHER,
     PARAMETER_FREE,
     TUNED,
+    hand_set_text,
     knowledge_group,
 )
 from bandits.experiments.figures.names import LABELS  # noqa: F401 -- named here for bandits.experiments.docs.render
@@ -229,11 +230,23 @@ def trials_text(trials: pd.Series) -> str:
 
 # ----------------------------------------------------------------------------- what each algorithm is told
 
-def knowledge_groups(rows: pd.DataFrame) -> dict:
-    """label -> knowledge group of every configuration of ``rows`` (empty without ``algo_params``)."""
+class KnowledgeGroups(dict):
+    """label -> knowledge group, and ``hand_set``: label -> the constants set by hand that its
+    label does not spell out ("window=400"), which the legend adds to its text."""
+
+    def __init__(self, groups: dict | None = None, hand_set: dict | None = None):
+        super().__init__(groups or {})
+        self.hand_set = hand_set or {}
+
+
+def knowledge_groups(rows: pd.DataFrame) -> KnowledgeGroups:
+    """label -> knowledge group of every configuration of ``rows`` (empty without ``algo_params``),
+    with the constants each one's configuration set by hand (:class:`KnowledgeGroups`)."""
     if "algo_params" not in rows.columns or rows.empty:
-        return {}
+        return KnowledgeGroups()
     first = rows.assign(_label=config_labels(rows)).drop_duplicates("_label")
     algos = first["algo"].astype(str) if "algo" in first.columns else pd.Series(None, index=first.index)
-    return {label: knowledge_group(params, algo) for label, params, algo in
-            zip(first["_label"], first["algo_params"], algos, strict=True)}
+    triples = list(zip(first["_label"], first["algo_params"], algos, strict=True))
+    hand = {label: hand_set_text(params, algo, label) for label, params, algo in triples}
+    return KnowledgeGroups({label: knowledge_group(params, algo) for label, params, algo in triples},
+                           {label: text for label, text in hand.items() if text})

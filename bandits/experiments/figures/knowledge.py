@@ -203,6 +203,19 @@ def _differing(params: dict, shipped: dict, defaults: dict) -> list[str]:
     return sorted(out)
 
 
+def hand_set_text(algo_params: str | None, algo: str | None = None, label: str = "") -> str:
+    """The constants of one configuration set by hand, as a legend shows them ("window=400"),
+    those its ``label`` spells out already left out; "" when none was."""
+    params = _params(algo_params) or {}
+    shown = []
+    for name in set_by_hand(algo_params, algo):
+        value = params.get(name)
+        if f"{name}=" in str(label) or isinstance(value, dict | list):
+            continue
+        shown.append(f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}")
+    return ", ".join(shown)
+
+
 def set_by_hand(algo_params: str | None, algo: str | None = None) -> list[str]:
     """The parameters of one stored configuration that were set by hand (the module
     docstring), against its shipped config and its constructor's defaults."""
