@@ -198,6 +198,15 @@ def test_a_constant_set_by_hand_is_named_in_the_legend(tmp_path, kept):
     assert "M-UCB" in shipped and not any("window=" in t for t in shipped)
 
 
+def test_a_class_that_cannot_be_imported_has_nothing_said_set_by_hand():
+    from bandits.experiments.figures.knowledge import hand_set_text
+
+    unknown = json.dumps({"_target_": "nowhere.Mine", "gamma": 0.99, "epsilon": 0.05})
+    assert hand_set_text(unknown, "mine") == ""  # its defaults are unknown: nothing is claimed
+    mine = json.dumps({"_target_": "bandits.examples.my_policies.DiscountedMeans", "gamma": 0.95, "epsilon": 0.05})
+    assert hand_set_text(mine, "mine") == "gamma=0.95"  # epsilon is its default
+
+
 # ----------------------------------------------------------------------------- bands
 
 def final_rows(env_info: dict, regrets=(0.0, 0.5, 9.0)) -> pd.DataFrame:

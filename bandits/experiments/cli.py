@@ -344,6 +344,7 @@ def subcommand(name: str, argv: list[str]) -> int:
     if name == "plots":
         from bandits.experiments.plots.stage import main as plots
 
+        _importable_cwd()  # your own classes, as the run found them: their legend groups and defaults
         return plots(argv)  # OK, or BAD_INPUT for an --experiment that names no table
     if name == "docs":  # the guides shipped with the package (--render: a checkout's docs from its results)
         from bandits.experiments.docs.guide import main as docs

@@ -207,6 +207,9 @@ def hand_set_text(algo_params: str | None, algo: str | None = None, label: str =
     """The constants of one configuration set by hand, as a legend shows them ("window=400"),
     those its ``label`` spells out already left out; "" when none was."""
     params = _params(algo_params) or {}
+    target = params.get("_target_")
+    if not isinstance(target, str) or _get_class(target) is None:
+        return ""  # its defaults cannot be read here: nothing is known to be set by hand
     shown = []
     for name in set_by_hand(algo_params, algo):
         value = params.get(name)
