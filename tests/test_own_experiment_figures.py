@@ -477,3 +477,13 @@ def test_an_experiment_of_several_tables_is_redrawn_as_a_unit(tmp_path):
     board = pd.read_csv(tmp_path / "figures" / "bench_mine_leaderboard.csv")
     assert board.groupby("scenario")["trials"].max().to_dict() == {"abrupt_few": 2, "stationary": 3}
     assert np.isfinite(board["ratio_to_best"]).all()
+
+
+def test_a_title_names_its_comparator_once():
+    """The comparator's words ("... against the best policy per piece") contain "dynamic regret":
+    a title says them once."""
+    from bandits.experiments.figures.charts import say_regret
+
+    assert say_regret("C1: dynamic regret against T", PER_PIECE) == f"C1: {PER_PIECE}, by T"
+    assert say_regret("dynamic regret (mean over trials)", PER_ROUND) == f"{PER_ROUND} (mean over trials)"
+    assert say_regret("C1: dynamic regret against T", FIXED_POLICY) == "C1: regret against the best fixed policy, by T"

@@ -191,7 +191,9 @@ def tour_commands() -> list[list[str]]:
         words = shlex.split(line, comments=True)
         if not words:
             continue
-        if words[1:2] == ["run.py"] and words[2:3] != ["plots"]:
+        from bandits.experiments.cli import SUBCOMMANDS
+
+        if words[1:2] == ["run.py"] and not (words[2:3] and words[2] in SUBCOMMANDS):
             small = TOUR_SCALE.get(" ".join(words), ["trials=2"] + ([] if any(w.startswith("T=") for w in words)
                                                                      else ["T=[300,600]"]))
             words = words + small

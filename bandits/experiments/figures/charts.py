@@ -45,6 +45,7 @@ records it there.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import cycle
 
@@ -258,7 +259,8 @@ def say_regret(text: str, regret: str) -> str:
     regret: "regret against the best fixed policy, by t" for "dynamic regret against t"."""
     if regret == DYNAMIC:
         return text
-    return text.replace(f"{DYNAMIC} against ", f"{regret}, by ").replace(DYNAMIC, regret)
+    # one pass: ``regret`` may itself contain "dynamic regret" ("... against the best policy per piece")
+    return re.sub(rf"{re.escape(DYNAMIC)}( against )?", lambda m: f"{regret}, by " if m.group(1) else regret, text)
 
 
 def loglog_figure(rows: pd.DataFrame, fig_name: str, title: str, theory: dict, drawing: Drawing,
