@@ -100,7 +100,9 @@ def context(inputs: Inputs) -> dict:
                             f"{inputs.results / 'claims.csv'}")
         return rows.iloc[0].to_dict()
 
-    def claims_table(figure, text: str = "") -> str:
+    def claims_table(figure, text: str = "", by_figure: bool = False) -> str:
+        """The claims rows of ``figure`` (or several) whose claim contains ``text``; ``by_figure``:
+        a first column names each row's figure (rows of several figures alike in their text)."""
         figs = [figure] if isinstance(figure, str) else list(figure)
         rows = pd.concat([claims_for(f, text) for f in figs])
         if rows.empty:
@@ -108,7 +110,7 @@ def context(inputs: Inputs) -> dict:
         reduced = rows["scale"] != PAPER_SCALE
         if reduced.any():  # a claim of a reduced or changed run says so next to its verdict
             rows = rows.assign(verdict=rows["verdict"].where(~reduced, rows["verdict"] + " (" + rows["scale"] + ")"))
-        return md_table(rows, ["claim", "measured", "expected", "verdict"])
+        return md_table(rows, (["figure"] if by_figure else []) + ["claim", "measured", "expected", "verdict"])
 
     def _constants(experiment, label_, name, T=None) -> pd.DataFrame:
         c = inputs.constants()
