@@ -33,7 +33,7 @@ def former_makefile(scale: str, ctx_scale: str, results: str) -> dict:
     out = {name: plain for name in MAIN}
     out["ctx_baselines"] = plain | {"env.n_pieces=1,5"}
     for name in CTX:
-        out[name] = ctx | ({"T=[10000,30000,100000]"} if ctx_scale == "paper" else set())
+        out[name] = ctx | ({"T=[10000,17783,31623,56234,100000]"} if ctx_scale == "paper" else set())
     out["ctx_delay"] = ctx | {"env.shift=0.25,0.5,1.0"} | ({"T=100000"} if ctx_scale == "paper" else set())
     out["ctx_data"] = out["ctx_master_sensitivity"] = ctx
     out["fig3_instances"] = out["fig4_instances"] = plain | {f"seed=range({seeds})"}
@@ -118,7 +118,7 @@ def test_the_makefile_names_no_experiment_and_runs_the_release():
 
 def test_the_scale_check_reads_the_full_runs_from_the_studies():
     assert studies.seed_sweeps() == {"fig3_instances": 10, "fig4_instances": 10, "master_geo": 50}
-    paper = [10000, 30000, 100000]
+    paper = [10000, 17783, 31623, 56234, 100000]
     assert studies.other_full_horizons() == {**{name: paper for name in CTX}, "ctx_delay": [100000]}
 
 

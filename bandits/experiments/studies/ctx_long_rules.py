@@ -63,7 +63,10 @@ class Draws:
     """The resamples of one long table: per horizon an instance stage (one shared by every
     horizon where ``share``) and a trial stage, both shared by the algorithms."""
 
-    def __init__(self, regrets: dict, rng: np.random.Generator, share: bool = SHARE_INSTANCES):
+    def __init__(self, regrets: dict, rng: np.random.Generator, share: bool = SHARE_INSTANCES,
+                 family: int = FAMILY):
+        self.family = family  # the verdicts of the family its intervals are corrected over (Bonferroni)
+        self.level = bs.bonferroni_level(0.95, family)
         shapes = {T: x.shape for (_, T), x in regrets.items()}
         n = min(s[0] for s in shapes.values())
         self.n = n
@@ -75,8 +78,8 @@ class Draws:
         return bs.resampled_means(regrets[(algo, T)][: self.n], self.by_T[T])
 
 
-def interval(boot, n: int) -> tuple:
-    return bs.interval(boot, n, LEVEL)
+def interval(boot, n: int, level: float = LEVEL) -> tuple:
+    return bs.interval(boot, n, level)
 
 
 def slope_reading(regrets: dict, draws: Draws, algo: str, Ts: list) -> tuple:
@@ -86,7 +89,7 @@ def slope_reading(regrets: dict, draws: Draws, algo: str, Ts: list) -> tuple:
     boot = np.stack([draws.means(regrets, algo, T) for T in Ts], axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         fits = np.polyfit(x, np.log(boot).T, 1)[0]
-    lo, hi = interval(fits, draws.n)
+    lo, hi = interval(fits, draws.n, draws.level)
     return float(point), lo, hi
 
 
@@ -105,7 +108,8 @@ def slope_claims(regrets: dict, draws: Draws, algo: str, label: str, name: str, 
     Ts = sorted({T for a, T in regrets if a == algo})
     last = [T for T in Ts if T >= Ts[-1] / 10]
     n, trials = draws.n, min(regrets[(algo, T)].shape[1] for T in Ts)
-    basis = f"{n} instances x {trials} trials, {LEVEL:.4f} two-stage bootstrap intervals (Bonferroni over {FAMILY})"
+    basis = (f"{n} instances x {trials} trials, {draws.level:.4f} two-stage bootstrap intervals "
+             f"(Bonferroni over {draws.family})")
     claim = (f"{label} regret slope over the last decade (T = {last[0]:,} to {last[-1]:,}, {len(last)} horizons) "
              f"against the {reference} reference; {basis}")
     expected = f"{exponent:.3f} +- {SLOPE_TOLERANCE} (the interval meets it)"
@@ -139,7 +143,7 @@ def ratio_curve(regrets: dict, draws: Draws, first: str, second: str) -> pd.Data
         a, b = regrets[(first, T)], regrets[(second, T)]
         with np.errstate(divide="ignore", invalid="ignore"):
             boot = draws.means(regrets, first, T) / draws.means(regrets, second, T)
-        lo, hi = interval(boot, draws.n)
+        lo, hi = interval(boot, draws.n, draws.level)
         out.append({"pair": f"{first} / {second}", "first": first, "second": second, "T": int(T),
                     "trials": int(a.size), "instances": int(a.shape[0]), "ratio": float(a.mean() / b.mean()),
                     "ci_low": lo, "ci_high": hi})

@@ -11,6 +11,27 @@
   claims (ours) compare each with Ada-ILTCB+ and VW at the largest T, and their tests'
   detection delay with Ada-ILTCB+'s at every size of change.
 * ``ctx_timeline``: like the ada paper's Figure 2, for one trial of ``ctx_switch``.
+
+Since the instance became a random factor (docs/ada.md, "C1-C3 with drawn instances"), C1-C3
+run INSTANCES drawn instances x a few trials, at five horizons over one decade, the same
+instances at every T, with the same cells per algorithm as the one-instance runs had (their
+verdicts are kept in ``results/archive/ctx_short_one_instance_claims.csv``). A table with drawn
+instances is judged by the rules below, fixed in a commit before the run they judge; a table of
+one instance per horizon keeps the earlier rules.
+
+1. Intervals: the two-stage bootstrap of :mod:`~bandits.experiments.studies.ctx_long_rules`
+   (instances, then trials; the algorithms of a horizon paired; the horizons share the instance
+   stage, as the contextual instances are the same problem at every T).
+2. Multiplicity: the CI-based verdicts of C1 and C2 are one family of SHORT_FAMILY = 19 (per
+   switching table the slope and six ratios, on the drifting table the slope and four), each
+   interval at the Bonferroni level 1 - 0.05 / 19.
+3. The slope verdict is the long run's (its last decade, at least five horizons, the interval
+   meeting the reference +- SLOPE_TOLERANCE), with its local slopes and the T^a (log T)^b
+   reading reported beside it.
+4. "A has lower regret than B" agrees when the interval of the ratio of mean regrets at the
+   largest T lies wholly below 1.
+5. C3's delays: the mean delay and its band are the two-stage bootstrap's
+   (:func:`bandits.experiments.report.summary.band`); the verdicts compare means, as before.
 """
 
 from __future__ import annotations
@@ -27,15 +48,18 @@ from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_clai
 from bandits.experiments.figures.common import knowledge_groups, notice
 from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.names import LABELS
-from bandits.experiments.report.summary import t_interval
+from bandits.experiments.figures.pooling import pooled_text
+from bandits.experiments.report.bootstrap import instance_count
+from bandits.experiments.report.summary import band, t_interval
 from bandits.experiments.studies import Run
+from bandits.experiments.studies import ctx_long_rules as rules
 
 DELAY_PREFIX = "ctx_delay_shift"
 THEORY = {"ctx_switch": (0.5, "1/2 (sqrt(S T), S fixed)"),
           "ctx_switch_growing": (2 / 3, "2/3 (sqrt(S T), S = T^(1/3))"),
           "ctx_drift": (2 / 3, "2/3 (Delta^(1/3) T^(2/3))")}
 # C1-C3 at the config's horizons; CTX_SCALE=paper runs them up to T = 1e5
-EXPERIMENTS = (*(Run(name, contextual=True, paper_T=(10000, 30000, 100000))
+EXPERIMENTS = (*(Run(name, contextual=True, paper_T=(10000, 17783, 31623, 56234, 100000))
                  for name in ("ctx_switch", "ctx_switch_growing", "ctx_drift")),
                Run("ctx_delay", sweep=("env.shift=0.25,0.5,1.0",), contextual=True, paper_T=(100000,)))
 TABLES = (*THEORY, f"{DELAY_PREFIX}[0-9]*")
@@ -47,6 +71,7 @@ def claim_figures(tables) -> set:
 ADA = "ada_iltcb_plus"
 ADA_LABEL = "Ada-ILTCB+ (practical)"
 MASTERS = ("master_iltcb", "master_ctx")  # MASTER over ILTCB (the paper's example), over epsilon-greedy (ours)
+SHORT_FAMILY = 19  # rule 2: the CI-based verdicts of C1 and C2 with drawn instances
 
 
 def draw(tables: dict, drawing: Drawing) -> list[dict]:
@@ -70,21 +95,43 @@ def regret_against_T(name: str, rows: pd.DataFrame, drawing: Drawing) -> list[di
     exponent, reference = THEORY[name]
     theory = {a: (exponent, reference.split(" ")[0]) for a in rows["label"].unique()}
     data = loglog_figure(rows, name, f"{name}: dynamic regret against T (K = 5, d = 10, N = 500)", theory, drawing)
+    pairs = [(ADA, other) for other in ("iltcb", "vw_epsilon")] if name.startswith("ctx_switch") else []
+    for master in MASTERS:  # ours: the later reduction against Ada-ILTCB+ and VW
+        pairs += [(ADA, master), (master, "vw_epsilon")] if master in set(rows["label"]) else []
+    if instance_count(rows) > 1:
+        return regret_against_T_instances(name, rows, drawing, pairs)
     claims = []
     if have(drawing, name, data["algo"], [ADA]):
         claims.append(slope_claim(f"{ADA_LABEL} regret slope against the {reference} reference", name,
                                   data[data["algo"] == ADA], f"{exponent:.3f} +- {SLOPE_TOLERANCE}",
                                   lambda slope: slope_verdict(slope, exponent)))
     top = rows[rows["T"] == rows["T"].max()].groupby("label")["final_regret"].mean()
-    pairs = [(ADA, other) for other in ("iltcb", "vw_epsilon")] if name.startswith("ctx_switch") else []
-    for master in MASTERS:  # ours: the later reduction against Ada-ILTCB+ and VW
-        pairs += [(ADA, master), (master, "vw_epsilon")] if master in top.index else []
     for first, other in pairs:
         if have(drawing, name, top.index, [first, other]):
             ratio = float(top[first] / top[other])
             claims.append({"claim": f"{LABELS.get(first, first)} has lower regret than {LABELS.get(other, other)} "
                                     f"(ratio at the largest T)", "figure": name,
                            "measured": round(ratio, 3), "expected": "< 1", "verdict": verdict(ratio < 1)})
+    return claims
+
+
+def regret_against_T_instances(name: str, rows: pd.DataFrame, drawing: Drawing, pairs: list) -> list[dict]:
+    """C1/C2 on a table with drawn instances, by the rules of the module's text."""
+    exponent, reference = THEORY[name]
+    regrets = rules.nested_regrets(rows)
+    algos = {a for a, _ in regrets}
+    draws = rules.Draws(regrets, np.random.default_rng(rules.BOOTSTRAP_SEED), family=SHORT_FAMILY)
+    claims = rules.slope_claims(regrets, draws, ADA, ADA_LABEL, name, exponent, reference) \
+        if have(drawing, name, algos, [ADA]) else []
+    level = f"{draws.level:.4f} interval, Bonferroni over {draws.family}; {draws.n} instances"
+    for first, other in pairs:
+        if not have(drawing, name, algos, [first, other]):
+            continue
+        top = rules.ratio_curve(regrets, draws, first, other).iloc[-1]
+        claims.append({"claim": f"{LABELS.get(first, first)} has lower regret than {LABELS.get(other, other)} "
+                                f"(ratio of mean regrets at the largest T, T = {int(top['T']):,}; {level})",
+                       "figure": name, "measured": f"{top['ratio']:.3f} [{top['ci_low']:.3f}, {top['ci_high']:.3f}]",
+                       "expected": "< 1 (the interval wholly below 1)", "verdict": verdict(top["ci_high"] < 1)})
     return claims
 
 
@@ -173,10 +220,12 @@ def detection_delays(tables: dict, drawing: Drawing, figure: str = "ctx_delay",
             change = (json.loads(row["env_info"]).get("change_points") or [row["T"] // 2])[0]
             delay, found = detection_delay(row, change)
             delays.append({"shift": shift, "algo": row["label"], "trial": int(row["trial"]), "delay": delay,
-                           "detected": found})
+                           "detected": found, "instance": row.get("instance")})
     summary = []
-    for (shift, algo), g in pd.DataFrame(delays).groupby(["shift", "algo"]):
-        m, lo, hi = t_interval(g["delay"])
+    delays = pd.DataFrame(delays)
+    nested = "instance" in delays.columns and instance_count(delays) > 1  # rule 5: the two-stage band
+    for (shift, algo), g in delays.groupby(["shift", "algo"]):
+        m, lo, hi = band(g, g["delay"])[:3] if nested else t_interval(g["delay"])
         summary.append({"shift": shift, "algo": algo, "trials": len(g), "mean_delay": m, "ci_low": lo,
                         "ci_high": hi, "detected_share": float(g["detected"].mean())})
     summary = pd.DataFrame(summary)
@@ -189,8 +238,9 @@ def detection_delays(tables: dict, drawing: Drawing, figure: str = "ctx_delay",
     ax.set_title(f"C3: detection delay after one switch at T/2 (T = {int(rows['T'].max()):,})", fontsize=10)
     grouped_legend(ax, entries)
     ax.grid(True, alpha=0.3)
-    save_figure(fig, summary, drawing, figure, band_footer(ax, summary["trials"], "undetected changes count "
-                                                                "T - change"))
+    pooled = f"{pooled_text(rows)}; " if nested else ""  # names the instances x trials (the two-stage band)
+    save_figure(fig, summary, drawing, figure, band_footer(ax, summary["trials"], f"{pooled}undetected changes "
+                                                                "count T - change"))
     claims = [row for master in MASTERS if master in set(summary["algo"])
               for row in master_delays(drawing, summary, master, figure)]
     small = summary[summary["shift"] == summary["shift"].min()].set_index("algo")
