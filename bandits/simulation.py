@@ -185,6 +185,10 @@ def warm_up(algo, instance: Instance, rewards: np.ndarray) -> None:
         run_actions(copy.deepcopy(algo), short, rewards[:n], np.random.default_rng(0))
     except ConfigError:
         pass
+    if instance.info.get("policy_actions") is not None and type(algo).__module__.startswith("bandits.contextual"):
+        from bandits.contextual.common import warm_kernels  # (the contextual modules load only when used)
+
+        warm_kernels(instance.info["policy_actions"], rewards.shape[1])
     _WARM.add(type(algo))
 
 

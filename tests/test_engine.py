@@ -240,3 +240,27 @@ def test_warming_without_file_locks_warms_each_algorithm_once(tmp_path, monkeypa
     monkeypatch.setattr(simulation, "warm_up", lambda algo, instance, rewards: order.append(type(algo).__name__))
     simulation.warm_up_all([KLUCB(), UCB1(), KLUCB()], None, None)
     assert order == ["KLUCB", "UCB1"]
+
+
+def test_contextual_warm_up_compiles_the_kernels_that_20_rounds_never_reach(monkeypatch):
+    """The OP's, the tests' and the replays' kernels are first called after block 0 (hundreds of
+    rounds): the warm-up compiles them for the problem's array types, so that no contextual
+    cell carries compile time (int16 policy actions: a type no other test compiles)."""
+    from bandits.contextual import common, policy_class
+
+    pred = np.random.default_rng(0).integers(0, 3, size=(5, 4)).astype(np.int16)
+    common.warm_kernels(pred, 3)
+    for kernel in (policy_class._finite_scores, policy_class._iw_scores, policy_class._distribution,
+                   common.play_mixture):
+        assert any(str(sig[0]).startswith("array(int16, 2d, C") for sig in kernel.signatures), kernel
+    called = []
+    monkeypatch.setattr(common, "warm_kernels", lambda actions, K: called.append((actions.dtype, K)))
+    from bandits.simulation import warm_up
+    from bandits.contextual.ada_iltcb_plus import AdaILTCBPlus
+    from bandits.environments.drifting_contextual import DriftingContextual
+
+    env = DriftingContextual(K=3, d=2, n_policies=40)
+    inst = env.instance(200, np.random.default_rng(1))
+    monkeypatch.setattr(sys.modules["bandits.simulation"], "_WARM", set())
+    warm_up(AdaILTCBPlus(), inst, env.rewards(inst, np.random.default_rng(2)))
+    assert called == [(inst.info["policy_actions"].dtype, 3)]

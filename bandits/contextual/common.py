@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bandits.contextual.policy_class import FinitePolicyClass
+from bandits.contextual.policy_class import FinitePolicyClass, PrefixValues
 from bandits.errors import ConfigError
 from bandits.numerics import sample_categorical
 
@@ -55,3 +55,18 @@ def play_mixture(pred, mix, K, u, start, stop, actions, probs):
         a_t = sample_categorical(p, u[t])
         actions[t] = a_t
         probs[t] = p[a_t]
+
+
+def warm_kernels(policy_actions: np.ndarray, K: int) -> None:
+    """Compile (or load) the policy class's and the mixture's kernels for this problem's
+    array types, on two rounds: the OP, the tests and the replays first call them after
+    block 0 (hundreds of rounds), which a 20-round warm-up never reaches, so that without
+    this a cold cache's compile time fell into the first cell of an ILTCB-family learner."""
+    pclass = FinitePolicyClass(np.asarray(policy_actions)[:2], K)
+    rows = np.arange(2, dtype=np.int64)
+    pclass.oracle(rows, np.zeros((2, K)))
+    pclass.distribution(np.zeros(1, dtype=np.int64), np.ones(1), rows)
+    actions, weights = np.zeros(2, dtype=np.int64), np.zeros(2)
+    PrefixValues(pclass, actions, weights, stride=1).interval(0, 2)
+    play_mixture(pclass.pred, mixture([((np.zeros(1, dtype=np.int64), np.ones(1)), 0.1)]), K, np.zeros(2), 0, 2,
+                 actions, np.ones(2))
