@@ -255,9 +255,9 @@ def test_contextual_warm_up_compiles_the_kernels_that_20_rounds_never_reach(monk
         assert any(str(sig[0]).startswith("array(int16, 2d, C") for sig in kernel.signatures), kernel
     called = []
     monkeypatch.setattr(common, "warm_kernels", lambda actions, K: called.append((actions.dtype, K)))
-    from bandits.simulation import warm_up
     from bandits.contextual.ada_iltcb_plus import AdaILTCBPlus
     from bandits.environments.drifting_contextual import DriftingContextual
+    from bandits.simulation import warm_up
 
     env = DriftingContextual(K=3, d=2, n_policies=40)
     inst = env.instance(200, np.random.default_rng(1))
