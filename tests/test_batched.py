@@ -45,6 +45,8 @@ def test_the_batched_examples_choose_the_compiled_kernels_arms_round_by_round(co
         got = play_one(batched, rewards, info, np.random.default_rng(0))
         np.testing.assert_array_equal(got, expected)
         assert batched.derived_ == compiled.derived_
+        if isinstance(batched, BatchedDiscountedUCB):  # the fast path's guard: a lower bound on every count
+            assert 0.0 < batched.floor_ <= batched.N_.min()
 
 
 def test_a_trial_in_a_batch_gets_the_numbers_it_gets_alone():
