@@ -11,7 +11,7 @@ Each reads like the kernel it follows (``d_ucb_kernel`` in bandits/algorithms/di
 same order, on every trial at once. Their constants (a tuned discount or window) come from the
 built-in class's ``resolve``, so the example is about the loop, not the tuning.
 
-Three habits make a batched policy fast (``make bench``, case ``batched``):
+Four habits make a batched policy fast (``make bench``, case ``batched``):
 
 * statistics are arms by trials, ``(n_arms, n_trials)``: one operation per arm touches one
   contiguous row of trials (numpy reduces a short last axis, ``axis=1`` of ``(n_trials, 5)``,
