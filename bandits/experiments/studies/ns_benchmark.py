@@ -23,6 +23,21 @@ modern baselines.
   advantage over EXP3.S survive against the change-detection methods?
 
 Every tolerance below was fixed before the first full run.
+
+Claims on drawn instances (``ns_benchmark``; the one written-out instance keeps the point rules),
+fixed in a commit before the run they judge:
+
+1. Every ratio claim reads the paired two-stage bootstrap interval (instances, then trials;
+   :mod:`~bandits.experiments.studies.ctx_long_rules`) of the ratio of mean regrets at the
+   largest T, at the Bonferroni level over NS_FAMILY = 17 verdicts (the 5 rate slopes, 4
+   passive-forgetting ratios, 6 MASTER ratios and 2 stationary prices; counted whether or not
+   a slope is measured). "> 1" agrees when the interval lies wholly above 1, "< 1" (or a
+   price "<= 2") when wholly below.
+2. A rate slope is the long run's verdict: the last decade's horizons, at least five of
+   them. The benchmark's grid has three horizons in its last decade (1e5, 3.2e5, 1e6), so its
+   slopes are "not measured" under this rule; the T^a (log T)^b reading is not reported
+   either. Measuring them needs two more horizons there (a release of its own).
+3. MASTER's restarts per trial stay a mean against RARE_RESTARTS (a count, no interval).
 """
 
 from __future__ import annotations
@@ -35,11 +50,13 @@ import pandas as pd
 from bandits.experiments.figures import aggregates
 from bandits.experiments.figures import leaderboard as leaderboards
 from bandits.experiments.figures.charts import loglog_figure
-from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
+from bandits.experiments.figures.claims import NOT_MEASURED, SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
 from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.leaderboard import leaderboard
 from bandits.experiments.figures.names import LABELS
+from bandits.experiments.report.bootstrap import instance_count
 from bandits.experiments.studies import BY_NAME, Run
+from bandits.experiments.studies import ctx_long_rules as rules
 
 EXPERIMENTS = (Run("ns_benchmark", quick_instances=3), Run("ns_benchmark_fixed", release=BY_NAME),
                Run("ns_sensitivity"), Run("fig2_modern"), Run("modern_sensitivity"),
@@ -69,6 +86,7 @@ RARE_RESTARTS = 0.5
 # GLR-klUCB on a stationary problem stays within this factor of kl-UCB (Besson et al.:
 # "the price of change detection is small when there is no change").
 STATIONARY_PRICE = 2.0
+NS_FAMILY = 17  # the benchmark's verdicts over drawn instances (the module's text, rule 1)
 # The display names of these experiments' algorithms and variants: names.BENCHMARK_LABELS.
 
 
@@ -125,8 +143,35 @@ def _at_largest_T(board: pd.DataFrame) -> pd.DataFrame:
     return board[board["T"] == board["T"].max()].set_index("algo")
 
 
-def _ratio_claim(claim: str, figure: str, board: pd.DataFrame, top: str, bottom: str, expect_above: bool) -> dict:
-    """mean regret of ``top`` over ``bottom`` at the largest T, expected above (or below) 1."""
+class Nested:
+    """A drawn scenario's final regrets as instances x trials and their resamples (rule 1)."""
+
+    def __init__(self, rows: pd.DataFrame):
+        top = rows[rows["T"] == rows["T"].max()]
+        self.T = int(top["T"].iloc[0])
+        self.regrets = rules.nested_regrets(top)
+        self.draws = rules.Draws(self.regrets, np.random.default_rng(rules.BOOTSTRAP_SEED), family=NS_FAMILY)
+
+    def ratio(self, top: str, bottom: str) -> tuple:
+        curve = rules.ratio_curve(self.regrets, self.draws, top, bottom).iloc[-1]
+        return float(curve["ratio"]), float(curve["ci_low"]), float(curve["ci_high"])
+
+    @property
+    def basis(self) -> str:
+        return (f"{self.draws.n} instances, {self.draws.level:.4f} two-stage interval, Bonferroni over "
+                f"{self.draws.family}")
+
+
+def _ratio_claim(claim: str, figure: str, board: pd.DataFrame, top: str, bottom: str, expect_above: bool,
+                 nested: Nested | None = None, bound: float = 1.0) -> dict:
+    """mean regret of ``top`` over ``bottom`` at the largest T, expected above (or below)
+    ``bound``; over drawn instances (``nested``), judged on its interval (rule 1)."""
+    if nested is not None:
+        r, lo, hi = nested.ratio(top, bottom)
+        expected = (f"> {bound:g}" if expect_above else f"< {bound:g}") + " (the interval wholly beyond it)"
+        return {"claim": f"{claim} (T={nested.T}; {nested.basis})", "figure": figure,
+                "measured": f"{r:.3f} [{lo:.3f}, {hi:.3f}]", "expected": expected,
+                "verdict": verdict(lo > bound if expect_above else hi < bound)}
     last = _at_largest_T(board)
     r = float(last.loc[top, "mean_regret"] / last.loc[bottom, "mean_regret"])
     T = int(board["T"].max())
@@ -145,9 +190,12 @@ def benchmark_claims(drawing: Drawing, name: str, scenario: str, rows: pd.DataFr
                      board: pd.DataFrame) -> list[dict]:
     fig = name.replace(".", "_")
     claims = []
+    nested = Nested(rows) if instance_count(rows) > 1 else None
     if scenario == "abrupt_few":
         for algo, (exponent, text) in RATE_HALF.items():
-            if have(drawing, fig, data["algo"], [algo]):
+            if nested is not None and have(drawing, fig, data["algo"], [algo]):
+                claims += rate_over_instances(rows, fig, algo, exponent, text)
+            elif have(drawing, fig, data["algo"], [algo]):
                 claims.append(slope_claim(
                     f"{LABELS[algo]}: regret grows like sqrt(Upsilon_T T log T) (Upsilon_T fixed; slope in T)", fig,
                     data[data["algo"] == algo], f"{text} (+ log factors) +- {SLOPE_TOLERANCE}",
@@ -155,7 +203,7 @@ def benchmark_claims(drawing: Drawing, name: str, scenario: str, rows: pd.DataFr
         for passive in PASSIVE:
             if have(drawing, fig, board["algo"], [passive, "glr_klucb"]):
                 claims.append(_ratio_claim(f"change detection beats passive forgetting: {LABELS[passive]} / "
-                                           "GLR-klUCB", fig, board, passive, "glr_klucb", True))
+                                           "GLR-klUCB", fig, board, passive, "glr_klucb", True, nested))
     if scenario in PIECEWISE and have(drawing, fig, board["algo"], ["master_ucb"]):
         restarts = master_restarts(rows)
         T = int(restarts.index.max())
@@ -165,16 +213,31 @@ def benchmark_claims(drawing: Drawing, name: str, scenario: str, rows: pd.DataFr
         for detector in ("glr_klucb", "cusum_ucb"):
             if have(drawing, fig, board["algo"], [detector]):
                 claims.append(_ratio_claim(f"change detection beats MASTER: MASTER / {LABELS[detector]}", fig,
-                                           board, "master_ucb", detector, True))
+                                           board, "master_ucb", detector, True, nested))
     if scenario == "stationary":
         last = _at_largest_T(board)
         for glr in ("glr_klucb", "glr_klucb_alpha005"):  # the default, and the sensitivity to alpha_0
-            if have(drawing, fig, board["algo"], [glr, "kl_ucb"]):
+            if nested is not None and have(drawing, fig, board["algo"], [glr, "kl_ucb"]):
+                claims.append(_ratio_claim(f"without changes GLR-klUCB pays little for detection: {LABELS[glr]} / "
+                                           "kl-UCB", fig, board, glr, "kl_ucb", False, nested, STATIONARY_PRICE))
+            elif have(drawing, fig, board["algo"], [glr, "kl_ucb"]):
                 r = float(last.loc[glr, "mean_regret"] / last.loc["kl_ucb", "mean_regret"])
                 claims.append({"claim": f"without changes GLR-klUCB pays little for detection: {LABELS[glr]} / "
                                         f"kl-UCB (T={int(board['T'].max())})", "figure": fig, "measured": round(r, 3),
                                "expected": f"<= {STATIONARY_PRICE}", "verdict": verdict(r <= STATIONARY_PRICE)})
     return claims
+
+
+def rate_over_instances(rows: pd.DataFrame, fig: str, algo: str, exponent: float, text: str) -> list[dict]:
+    """Rule 2: the rate slope over the last decade of the grid, by the long run's rule (at
+    least five horizons there; fewer: "not measured", with the reason)."""
+    regrets = rules.nested_regrets(rows)
+    draws = rules.Draws(regrets, np.random.default_rng(rules.BOOTSTRAP_SEED), family=NS_FAMILY)
+    out = rules.slope_claims(regrets, draws, algo, LABELS[algo], fig, exponent,
+                             f"sqrt(Upsilon_T T log T) {text} (+ log factors)")
+    out[0]["claim"] = (f"{LABELS[algo]}: regret grows like sqrt(Upsilon_T T log T) (Upsilon_T fixed; slope in T "
+                       + out[0]["claim"].split(" regret slope ", 1)[1] + ")")
+    return out[:1] if out[0]["verdict"] == NOT_MEASURED else out
 
 
 def fig2_modern_claims(drawing: Drawing, name: str, scenario: str, board: pd.DataFrame) -> list[dict]:
