@@ -11,7 +11,10 @@ row per experiment, configuration (``label``, else ``algo``; ``env`` for what th
 environment reported, with the root ``seed``), horizon and constant. Only scalars
 and lists of at most ``MAX_LIST`` scalars are kept, and only values that are the same
 in every trial (and every seed) of their experiment, label and T: outcomes that vary
-between trials (oracle calls, restarts, chosen windows) are not constants. Rows of
+between trials (oracle calls, restarts, chosen windows) are not constants; a value that
+the environment reports the same in every trial of each drawn instance but differently between
+instances (``instances=N``: a drifting instance's Delta) is kept as ``<name> by instance``, the
+list of its values in instance order. Rows of
 experiments without a table are kept, as ``claims.csv`` keeps the rows of figures not
 re-plotted. Without ``<results>/tables`` (a fresh clone) the committed file is read.
 """
@@ -74,7 +77,8 @@ def _json(text) -> dict:
     return out if isinstance(out, dict) else {}
 
 
-TABLE_COLUMNS = ["experiment", "algo", "label", "T", "seed", "algo_params", "env_info"]
+TABLE_COLUMNS = ["experiment", "algo", "label", "T", "seed", "algo_params", "env_info", "instance"]
+BY_INSTANCE = " by instance"  # the suffix of an environment value that differs only between instances
 
 
 def table_constants(path: Path) -> pd.DataFrame:
@@ -100,18 +104,26 @@ def table_constants(path: Path) -> pd.DataFrame:
                   .drop_duplicates()} if "algo_params" in rows.columns else {}
     for (exp, lab, T), g in rows.groupby(["experiment", "label", "T"], sort=False):
         seen: dict = {}
-        for params in g.get("algo_params", pd.Series(dtype=object)):
-            derived = derived_of[params]
+        per_instance: dict = {}  # name -> {instance: the values of its rows}
+        instances = g["instance"] if "instance" in g.columns else pd.Series(None, index=g.index, dtype=object)
+        for params, instance in zip(g.get("algo_params", pd.Series(None, index=g.index, dtype=object)), instances,
+                                    strict=True):
+            derived = derived_of.get(params, {})
             for name in set(seen) | set(derived):
                 seen.setdefault(name, []).append(derived.get(name))
+                if instance is not None and not pd.isna(instance):
+                    per_instance.setdefault(name, {}).setdefault(int(instance), []).append(derived.get(name))
         for name, vals in seen.items():
             values[(exp, lab, int(T), name)] = vals
+            values.update(by_instance((exp, lab, int(T), name), vals, per_instance.get(name, {})))
     info_of: dict = {}
     for (exp, T), g in rows.groupby(["experiment", "T"], sort=False):
         seen = {}
         texts = g["env_info"] if "env_info" in g.columns else pd.Series(None, index=g.index, dtype=object)
         seeds = g["seed"] if "seed" in g.columns else pd.Series(None, index=g.index, dtype=object)
-        for text, seed in zip(texts, seeds, strict=True):
+        instances = g["instance"] if "instance" in g.columns else pd.Series(None, index=g.index, dtype=object)
+        per_instance: dict = {}  # name -> {instance: the values of its rows}
+        for text, seed, instance in zip(texts, seeds, instances, strict=True):
             key = (text, None if seed is None else int(seed))
             if key not in info_of:
                 info = _json(text)
@@ -121,12 +133,26 @@ def table_constants(path: Path) -> pd.DataFrame:
             info = info_of[key]
             for name in set(seen) | set(info):
                 seen.setdefault(name, []).append(info.get(name))
+                if instance is not None and not pd.isna(instance):
+                    per_instance.setdefault(name, {}).setdefault(int(instance), []).append(info.get(name))
         for name, vals in seen.items():
             values[(exp, ENV_LABEL, int(T), name)] = vals
+            values.update(by_instance((exp, ENV_LABEL, int(T), name), vals, per_instance.get(name, {})))
     out = [{"experiment": exp, "label": lab, "T": T, "name": name, "value": vals[0]}
            for (exp, lab, T, name), vals in values.items()
            if vals and vals[0] is not None and all(v == vals[0] for v in vals)]
     return pd.DataFrame(out, columns=CONSTANT_COLUMNS)
+
+
+def by_instance(key: tuple, vals: list, by: dict) -> dict:
+    """{(experiment, label, T, name + BY_INSTANCE): [its values in instance order]} when the
+    value differs between drawn instances and is the same within each; else nothing."""
+    if len(by) < 2 or len(by) > MAX_LIST or len(set(vals)) < 2:
+        return {}
+    if not all(v[0] is not None and all(x == v[0] for x in v) for v in by.values()):
+        return {}
+    exp, label, T, name = key
+    return {(exp, label, T, name + BY_INSTANCE): [encode([decode(by[i][0]) for i in sorted(by)])]}
 
 
 def read_constants(path: Path) -> pd.DataFrame:
