@@ -52,6 +52,25 @@ def test_reward_tv_by_hand():
     assert reward_tv(p2, q2) == pytest.approx(by_hand)
 
 
+def test_compiled_instance_parts_equal_numpys_expressions_to_the_bit():
+    """The instance's compiled parts (policy actions, the exact TV, the policies' values) give
+    numpy's own results exactly, so a faster draw poses the same problem as before."""
+    from bandits.environments.drifting_contextual import policy_actions, policy_values
+
+    rng = np.random.default_rng(3)
+    W, X = rng.standard_normal((40, 4, 6)), rng.standard_normal((9000, 6))  # two 8,192-context blocks
+    by_numpy = np.einsum("nkd,td->tnk", W, X).argmax(axis=2)
+    assert np.array_equal(policy_actions(W, X), by_numpy)
+    p, q = rng.random((300, 5)), rng.random((300, 5))
+    by_loop = np.zeros(300)
+    for bits in itertools.product((0, 1), repeat=5):
+        b = np.array(bits, dtype=bool)
+        by_loop += np.abs(np.where(b, p, 1 - p).prod(axis=1) - np.where(b, q, 1 - q).prod(axis=1))
+    assert reward_tv(p, q) == float(by_loop.mean())
+    mu, pred = rng.random((300, 4)), rng.integers(0, 4, (300, 40)).astype(np.int8)
+    assert np.array_equal(policy_values(mu, pred), mu[np.arange(300)[:, None], pred].mean(axis=0))
+
+
 def test_drifting_mode_reports_variation_and_best_policy():
     env = DriftingContextual(K=3, d=4, mode="drifting", n_policies=50, eval_points=20, mc_contexts=200)
     inst = env.instance(2000, np.random.default_rng(3))
