@@ -13,6 +13,7 @@ from bandits.algorithms.discounted_linear_ucb import (
     discounted_radii,
     discounted_radius,
     gamma_opt,
+    radius_schedule,
 )
 from bandits.algorithms.sliding_window_ucb import linear_ucb_segment
 from bandits.environments import PiecewiseBernoulli, PiecewiseLinear
@@ -131,7 +132,49 @@ def test_gamma_one_is_the_oful_kernel_with_the_same_radius(fresh_trial):
     np.testing.assert_array_equal(ours, oful)
 
 
+@pytest.mark.parametrize("radius", ["horizon", "anytime"])
+def test_kernel_matches_literal_algorithm_1_under_wus_corrected_radii(fresh_trial, radius):
+    inst, rewards = fresh_trial
+    for gamma in (0.95, 0.999):
+        fast = DiscountedLinUCB(gamma=gamma, radius=radius).play(rewards, inst.info, None, features=inst.features)
+        slow = play(ReferenceDLinUCB(gamma=gamma, radius=radius), rewards, inst.info, None, inst.features)
+        np.testing.assert_array_equal(fast, slow)
+        # the wider radius explores more: the run differs from the paper's radius
+        paper = DiscountedLinUCB(gamma=gamma).play(rewards, inst.info, None, features=inst.features)
+        assert np.any(fast != paper)
+    env = PiecewiseBernoulli(K=4, n_changes=4, min_gap=0.2)
+    k_inst = env.instance(1500, np.random.default_rng(5))
+    k_rewards = env.rewards(k_inst, np.random.default_rng(6))
+    np.testing.assert_array_equal(DiscountedLinUCB(gamma=0.99, radius=radius).play(k_rewards, k_inst.info, None),
+                                  play(ReferenceDLinUCB(gamma=0.99, radius=radius), k_rewards, k_inst.info, None))
+
+
+def test_corrected_radii_by_hand():
+    # Wu 2026: horizon = the level delta / T at every round (2 log T more under the root, §6.1);
+    # anytime = delta / (2 n (1 + ln n)^2) after n observations (eq. (5)), n = 0 read as n = 1
+    lam, sigma, d, L, S, delta, T, g = 0.5, 0.1, 2, 2.0, 1.5, 0.05, 40, 0.9
+    paper = radius_schedule(T, g, lam, sigma, d, L, S, delta, "paper")
+    horizon = radius_schedule(T, g, lam, sigma, d, L, S, delta, "horizon")
+    anytime = radius_schedule(T, g, lam, sigma, d, L, S, delta, "anytime")
+    np.testing.assert_array_equal(paper, discounted_radii(T, g, lam, sigma, d, L, S, delta))
+    root = math.sqrt(lam) * S
+    np.testing.assert_allclose(((horizon - root) / sigma) ** 2 - ((paper - root) / sigma) ** 2, 2 * math.log(T),
+                               rtol=1e-12)
+    for n in (0, 1, 3, 39):
+        m = max(n, 1)
+        assert anytime[n] == pytest.approx(
+            discounted_radius(n, g, lam, sigma, d, L, S, delta / (2 * m * (1 + math.log(m)) ** 2)), rel=1e-14)
+    # the allocation sums to at most 1 (Wu's bound pi_1 + integral = 1/2 + 1/2)
+    t = np.arange(1, 10 ** 6 + 1)
+    assert np.sum(1 / (2 * t * (1 + np.log(t)) ** 2)) <= 1
+    assert np.all(anytime > paper) and np.all(horizon > paper)
+    algo = DiscountedLinUCB(gamma=g, radius="anytime")
+    algo.check_params()
+    assert algo.resolve(T, {"d": d, "R": sigma, "L": L, "S": S})["radius"] == "anytime"
+
+
 @pytest.mark.parametrize("kwargs,fragment", [
+    ({"radius": "uniform"}, "algo.radius"),
     ({"gamma": 1.5}, "algo.gamma"), ({"gamma": 0.0}, "algo.gamma"), ({"gamma": "best"}, "algo.gamma"),
     ({"lam": 0.0}, "algo.lam"), ({"delta": 1.0}, "algo.delta"), ({"S": -1.0}, "algo.S"),
 ])

@@ -118,8 +118,15 @@ def test_piecewise_figures_and_claims(tmp_path):
     # the later baselines ran in the same trials: their own panel and group claims, none in the paper's
     modern = pd.read_csv(tmp_path / "figures" / "fig4_modern.csv")
     assert set(modern["algo"]) == {"sw_ucb_opt", "bob", "sw_ucb_obl", "ucb", "d_linucb", "restart_linucb",
-                                   "restart_linucb_bob", "master_oful", "master_oful_nolog", "d_randlinucb", "d_lints"}
+                                   "restart_linucb_bob", "master_oful", "master_oful_nolog", "d_randlinucb", "d_lints",
+                                   "d_linucb_horizon", "d_linucb_anytime"}
     assert {"fig3_modern", "fig4_modern", "fig3_modern_instances", "fig4_modern_instances"} <= set(claims["figure"])
+    # the "know B_T" statement again with each corrected D-LinUCB radius in D-LinUCB's place
+    radius = claims[claims["claim"].str.startswith("D-LinUCB with Wu 2026's")]
+    assert set(radius["figure"]) == {"fig3_modern", "fig4_modern", "fig3_modern_instances", "fig4_modern_instances"}
+    assert len(radius) == 8 and radius["measured"][radius["figure"] == "fig4_modern"].str.contains(
+        "d_linucb_anytime").any() and not radius["measured"][radius["claim"].str.contains("horizon")].str.contains(
+        "'d_linucb'").any()
     paper = claims[claims["figure"].isin(["fig3", "fig4", "fig3_instances", "fig4_instances"])]
     assert not paper["measured"].str.contains("master_oful|d_linucb|restart_linucb|d_randlinucb|d_lints").any()
 

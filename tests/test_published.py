@@ -271,6 +271,9 @@ def test_every_published_experiment_runs_and_gets_its_figures_and_claims(tmp_pat
     assert any("fig:6:meanRegretPb5" in c for c in by_fig["glr_thesis_pb5_pb5"])
     assert any("comparisonUCB_klUCB" in c for c in by_fig["glr_thesis_ucb_pb2"])
     assert any("notebook's figure" in c for c in by_fig["dlinucb_abrupt_abrupt"])
+    # each ordering naming D-LinUCB again under both of Wu 2026's radii: abrupt 2 + 2, smooth 1 + 1
+    for fig, n in (("dlinucb_abrupt_abrupt", 4), ("dlinucb_smooth_smooth", 2)):
+        assert sum("Wu 2026's" in c for c in by_fig[fig]) == n
     assert any("not triggered" in c for c in by_fig["master_geo_normal_xi05"])
     assert any("beats MASTER" in c for c in by_fig["master_geo_unif_worst_unif_xi08"])
     assert not claims["figure"].str.startswith("glr_journal").any()  # no published numbers read

@@ -24,7 +24,10 @@ def linear_trial(seed, action_set="fresh", d=3, K=7, T=1200):
 PAIRS = [(DiscountedRandLinUCB, ReferenceDRandLinUCB, {}), (DiscountedRandLinUCB, ReferenceDRandLinUCB,
                                                             {"option": "couple", "alpha": 1.0, "delta": 0.1}),
          (DiscountedLinTS, ReferenceDLinTS, {}), (DiscountedLinTS, ReferenceDLinTS, {"root": "sqrtm", "alpha": 0.5}),
-         (DiscountedLinTS, ReferenceDLinTS, {"warmup": 0, "lam": 0.5})]
+         (DiscountedLinTS, ReferenceDLinTS, {"warmup": 0, "lam": 0.5}),
+         # Wu 2026's corrected radii (Kim & Tewari's Lemma 4 restates the paper's)
+         (DiscountedRandLinUCB, ReferenceDRandLinUCB, {"radius": "horizon"}),
+         (DiscountedRandLinUCB, ReferenceDRandLinUCB, {"radius": "anytime", "option": "couple"})]
 
 
 @pytest.mark.parametrize("algo,ref,params", PAIRS, ids=lambda v: getattr(v, "__name__", str(v)))

@@ -41,6 +41,15 @@ Constants (config ``bandits/conf/algo/d_linucb.yaml``):
 * ``delta``: null = 1/T (the repo's convention, as for SW-UCB and OFUL: the regret bound
   holds with probability 1 - delta); the authors' experiments use 0.01.
 * ``R`` (sigma), ``L``, ``S``: null = the environment's values; set them to override.
+* ``radius``: the confidence level inside beta. ``paper`` (default) = delta at every round,
+  the paper's time-uniform radius. Wu (2026, "Time-Uniform Self-Normalized Concentration for
+  Discounted Least Squares: Limits and Corrections", arXiv 2608.19643) shows by a scalar
+  Gaussian counterexample (§3.1) that this bounded radius is crossed with probability one, so
+  it holds at each fixed time only (eq. (4)); its two corrections are ``horizon`` = delta / T
+  at every round (§6.1, a union bound over the known horizon: 2 log T more under the root)
+  and ``anytime`` = delta_n = delta / (2 n (1 + ln n)^2) after n observations (eq. (5), the
+  allocation pi_t summing to at most 1). At n = 0 (round 1) the noise sum is 0 and eq. (5)
+  has no term; we use pi_1 there (ours: any level holds at n = 0).
 
 On K arms (``features is None``) the actions are the basis vectors e_1..e_K, d = K, and
 the same kernel runs on the (1, K, K) identity.
@@ -99,11 +108,34 @@ def discounted_radius(n, gamma, lam, sigma, d, L, S, delta):
 
 @njit(cache=True)
 def discounted_radii(T, gamma, lam, sigma, d, L, S, delta):
-    """beta_{t-1} for the rounds t = 1..T (index t - 1 = the observations so far)."""
+    """beta_{t-1} for the rounds t = 1..T (index t - 1 = the observations so far), at one
+    confidence level delta (``radius`` = paper or horizon)."""
     out = np.empty(T)
     for n in range(T):
         out[n] = discounted_radius(n, gamma, lam, sigma, d, L, S, delta)
     return out
+
+
+@njit(cache=True)
+def discounted_radii_anytime(T, gamma, lam, sigma, d, L, S, delta):
+    """beta_{t-1} for the rounds t = 1..T at Wu's level delta_n = delta / (2 n (1 + ln n)^2)
+    after n observations (eq. (5)), n = 0 taken as n = 1."""
+    out = np.empty(T)
+    for n in range(T):
+        m = max(n, 1)
+        out[n] = discounted_radius(n, gamma, lam, sigma, d, L, S, delta / (2.0 * m * (1.0 + math.log(m)) ** 2))
+    return out
+
+
+RADIUS_RULES = ("paper", "horizon", "anytime")
+
+
+def radius_schedule(T, gamma, lam, sigma, d, L, S, delta, radius: str) -> np.ndarray:
+    """beta_{t-1}, t = 1..T, under the ``radius`` rule (module doc): the paper's level delta,
+    delta / T (Wu §6.1) or delta_n (Wu eq. (5))."""
+    if radius == "anytime":
+        return discounted_radii_anytime(T, gamma, lam, sigma, d, L, S, delta)
+    return discounted_radii(T, gamma, lam, sigma, d, L, S, delta / T if radius == "horizon" else delta)
 
 
 # ----------------------------------------------------------------------------- the kernel
@@ -233,12 +265,13 @@ def check_gamma_rule(gamma) -> None:
 class DiscountedLinUCB:
     """D-LinUCB (Russac, Vernade & Cappe 2019, Algorithm 1) on linear action sets or on the
     basis vectors (K arms). ``gamma``: ``"opt"`` (tuned with the known B_T) or a number in
-    (0, 1]."""
+    (0, 1]; ``radius``: ``"paper"``, ``"horizon"`` or ``"anytime"`` (Wu 2026's corrections)."""
 
     problem_kinds = ("karmed", "linear")
 
     def __init__(self, gamma="opt", lam: float = 1.0, delta: float | None = None, R: float | None = None,
-                 L: float | None = None, S: float | None = None, B_T: float | None = None):
+                 L: float | None = None, S: float | None = None, B_T: float | None = None,
+                 radius: str = "paper"):
         self.gamma = gamma
         self.lam = lam
         self.delta = delta
@@ -246,6 +279,7 @@ class DiscountedLinUCB:
         self.L = L
         self.S = S
         self.B_T = B_T
+        self.radius = radius
 
     def needs(self) -> tuple:
         """sigma (R), L, S for the radius (unless set here), and B_T for gamma = opt."""
@@ -255,6 +289,7 @@ class DiscountedLinUCB:
         check_gamma_rule(self.gamma)
         require_float("algo.lam", self.lam, minimum=0.0, strict=True)
         check_delta(self.delta)
+        require_choice("algo.radius", self.radius, set(RADIUS_RULES))
         check_known_overrides(self)
 
     def resolve(self, T: int, info: dict) -> dict:
@@ -262,14 +297,15 @@ class DiscountedLinUCB:
         opt = self.gamma == "opt"
         c = known_constants(self, info, ("R", "L", "S") + (("B_T",) if opt else ()))
         gamma = gamma_opt(T, c["d"], c["B_T"]) if opt else float(self.gamma)
-        return {"gamma": gamma, "lam": float(self.lam), "delta": resolve_delta(self.delta, T), **c}
+        return {"gamma": gamma, "lam": float(self.lam), "delta": resolve_delta(self.delta, T), "radius": self.radius,
+                **c}
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
         T, K = rewards.shape
         p = self.derived_ = self.resolve(T, info)
         feats = np.eye(K)[None] if features is None else np.ascontiguousarray(features, dtype=np.float64)
-        betas = discounted_radii(T, p["gamma"], p["lam"], p["R"], p["d"], p["L"], p["S"], p["delta"])
+        betas = radius_schedule(T, p["gamma"], p["lam"], p["R"], p["d"], p["L"], p["S"], p["delta"], p["radius"])
         actions = np.empty(T, dtype=np.int64)
         d_linucb_kernel(feats, rewards, p["gamma"], p["lam"], betas, actions)
         return actions

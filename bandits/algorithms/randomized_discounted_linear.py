@@ -64,6 +64,10 @@ Constants, each a config key with the authors' setting as default (configs
 * ``lam`` = 1, ``delta`` = 0.01 (the notebooks'); ``R`` (sigma), ``L``, ``S``: null = the
   environment's values (the notebooks pass sigma = sqrt(0.15), S = ||theta_0||, L = max ||a||,
   the values of their problem).
+* ``radius`` (D-RandLinUCB): ``paper`` (default; the authors' ``2 log(1/delta)``),
+  ``horizon`` or ``anytime``: Wu 2026's corrected levels, as for D-LinUCB
+  (:func:`~bandits.algorithms.discounted_linear_ucb.radius_schedule`). Kim & Tewari's Lemma 4
+  restates Russac et al.'s time-uniform radius, the one Wu's §3.1 shows crossed.
 * ``warmup`` (D-LinTS): null = d rounds (``if self.t < self.dim``); an integer >= 0 sets it.
 
 **Randomness and ties (ours).** Every draw comes from the policy's Generator inside the
@@ -95,12 +99,13 @@ from numba import njit
 
 from bandits.algorithms.common import check_delta, check_known_overrides, known_constants, own_or_told
 from bandits.algorithms.discounted_linear_ucb import (
+    RADIUS_RULES,
     check_gamma_rule,
     discounted_push,
-    discounted_radii,
     discounted_solve,
     discounted_state,
     gamma_opt,
+    radius_schedule,
 )
 from bandits.algorithms.sliding_window_ucb import linear_ucb_index
 from bandits.errors import ConfigError, require_choice, require_float, require_int
@@ -234,7 +239,7 @@ class DiscountedRandLinUCB:
 
     def __init__(self, gamma="opt", alpha: float = 0.4, option: str = "couple_opt", lam: float = 1.0,
                  delta: float = 0.01, R: float | None = None, L: float | None = None, S: float | None = None,
-                 B_T: float | None = None):
+                 B_T: float | None = None, radius: str = "paper"):
         self.gamma = gamma
         self.alpha = alpha
         self.option = option
@@ -244,6 +249,7 @@ class DiscountedRandLinUCB:
         self.L = L
         self.S = S
         self.B_T = B_T
+        self.radius = radius
 
     def needs(self) -> tuple:
         """sigma (R), L, S for the radius (unless set here), and B_T for gamma = opt."""
@@ -257,6 +263,7 @@ class DiscountedRandLinUCB:
         if self.delta is None:
             raise ConfigError("algo.delta must be a number in (0, 1) (the authors' experiments use 0.01), got null.")
         check_delta(self.delta)
+        require_choice("algo.radius", self.radius, set(RADIUS_RULES))
         check_known_overrides(self)
 
     def resolve(self, T: int, info: dict) -> dict:
@@ -265,14 +272,14 @@ class DiscountedRandLinUCB:
         c = known_constants(self, info, ("R", "L", "S") + (("B_T",) if opt else ()))
         gamma = gamma_opt(T, c["d"], c["B_T"]) if opt else float(self.gamma)
         return {"gamma": gamma, "alpha": float(self.alpha), "option": self.option, "lam": float(self.lam),
-                "delta": float(self.delta), **c}
+                "delta": float(self.delta), "radius": self.radius, **c}
 
     def play(self, rewards: np.ndarray, info: dict, rng: np.random.Generator,
              features: np.ndarray | None = None) -> np.ndarray:
         T, K = rewards.shape
         p = self.derived_ = self.resolve(T, info)
         feats = features_of(features, K)
-        betas = discounted_radii(T, p["gamma"], p["lam"], p["R"], p["d"], p["L"], p["S"], p["delta"])
+        betas = radius_schedule(T, p["gamma"], p["lam"], p["R"], p["d"], p["L"], p["S"], p["delta"], p["radius"])
         actions = np.empty(T, dtype=np.int64)
         d_randlinucb_kernel(feats, rewards, p["gamma"], p["lam"], p["alpha"], betas, self.option == "couple",
                             rng, actions)

@@ -11,6 +11,10 @@ A_t: V = gamma V + A A^T + (1 - gamma) lambda I, V~ = gamma^2 V~ + A A^T + (1 - 
 lambda I, b = gamma b + X_t A_t. No factorisation, no compiled code: an independent check
 of :class:`bandits.algorithms.DiscountedLinUCB`.
 
+``radius`` names the confidence level inside beta: ``paper`` = delta; ``horizon`` = delta / T
+(Wu 2026, §6.1); ``anytime`` = delta / (2 n (1 + log n)^2) after n = t - 1 observations (Wu
+2026, eq. (5)), n = 0 read as n = 1.
+
 ``gamma`` is a number in (0, 1] here (the tuned value is the caller's to compute);
 delta null = 1/T. Use it as
 ``python run.py algo=custom algo._target_=bandits.reference.ReferenceDLinUCB +algo.gamma=0.99``.
@@ -22,17 +26,18 @@ import math
 
 import numpy as np
 
-from bandits.errors import require_float
+from bandits.errors import require_choice, require_float
 from bandits.reference.common import lowest_argmax
 
 
 class ReferenceDLinUCB:
     problem_kinds = ("karmed", "linear")
 
-    def __init__(self, gamma: float = 0.99, lam: float = 1.0, delta: float | None = None):
+    def __init__(self, gamma: float = 0.99, lam: float = 1.0, delta: float | None = None, radius: str = "paper"):
         self.gamma = gamma
         self.lam = lam
         self.delta = delta
+        self.radius = radius
 
     def needs(self) -> tuple:
         return ("R", "L", "S")
@@ -40,6 +45,7 @@ class ReferenceDLinUCB:
     def check_params(self) -> None:
         require_float("algo.gamma", self.gamma, minimum=0.0, strict=True)
         require_float("algo.lam", self.lam, minimum=0.0, strict=True)
+        require_choice("algo.radius", self.radius, {"paper", "horizon", "anytime"})
 
     def reset(self, n_arms, horizon, rng, info):
         self.features_ = info.get("features")
@@ -47,6 +53,7 @@ class ReferenceDLinUCB:
             self.features_ = np.eye(n_arms)[None, :, :]
         d = self.features_.shape[2]
         self.delta_ = 1.0 / horizon if self.delta is None else self.delta
+        self.horizon_ = horizon
         self.sigma_, self.L_, self.S_, self.d_ = info["R"], info["L"], info["S"], d
         self.b_ = np.zeros(d)
         self.V_ = self.lam * np.eye(d)
@@ -56,11 +63,20 @@ class ReferenceDLinUCB:
     def _actions(self, t):
         return self.features_[t if self.features_.shape[0] > 1 else 0]
 
+    def level(self):
+        """The confidence level in beta after n_ observations, by the ``radius`` rule."""
+        if self.radius == "paper":
+            return self.delta_
+        if self.radius == "horizon":
+            return self.delta_ / self.horizon_
+        t = max(self.n_, 1)
+        return self.delta_ / (2 * t * (1 + math.log(t)) ** 2)
+
     def beta(self):
         g, n, lam, d = self.gamma, self.n_, self.lam, self.d_
         ratio = n if g == 1 else (1 - g ** (2 * n)) / (1 - g ** 2)
         return math.sqrt(lam) * self.S_ + self.sigma_ * math.sqrt(
-            2 * math.log(1 / self.delta_) + d * math.log(1 + self.L_ ** 2 * ratio / (lam * d)))
+            2 * math.log(1 / self.level()) + d * math.log(1 + self.L_ ** 2 * ratio / (lam * d)))
 
     def select(self, t):
         theta = np.linalg.solve(self.V_, self.b_)

@@ -13,6 +13,9 @@ alpha Z beta sqrt(a^T pinv(V) V~ pinv(V) a) of every action; the largest is play
 lowest index; the authors break them with K uniforms, a zero-probability event here). An
 independent check of :class:`bandits.algorithms.DiscountedRandLinUCB`.
 
+``radius``: the level in beta, ``paper`` = delta, ``horizon`` = delta / T, ``anytime`` =
+delta / (2 n (1 + log n)^2), n = 0 read as 1 (Wu 2026, §6.1 and eq. (5)).
+
 ``gamma`` is a number in (0, 1] here. Use it as ``python run.py algo=custom
 algo._target_=bandits.reference.ReferenceDRandLinUCB +algo.gamma=0.99``.
 """
@@ -30,7 +33,8 @@ class ReferenceDRandLinUCB:
     problem_kinds = ("karmed", "linear")
 
     def __init__(self, gamma: float = 0.99, alpha: float = 0.4, option: str = "couple_opt", lam: float = 1.0,
-                 delta: float = 0.01):
+                 delta: float = 0.01, radius: str = "paper"):
+        self.radius = radius
         self.gamma = gamma
         self.alpha = alpha
         self.option = option
@@ -45,6 +49,7 @@ class ReferenceDRandLinUCB:
         if self.features_ is None:
             self.features_ = np.eye(n_arms)[None, :, :]
         self.rng_ = rng
+        self.horizon_ = horizon
         self.sigma_, self.L_, self.S_ = info["R"], info["L"], info["S"]
         self.d_ = self.features_.shape[2]
         self.A_, self.X_ = [], []
@@ -62,8 +67,14 @@ class ReferenceDRandLinUCB:
         invcov = np.linalg.pinv(V)
         hat_theta = invcov @ b
         ratio = n if g == 1 else (1 - g ** (2 * n)) / (1 - g ** 2)
+        if self.radius == "paper":
+            level = self.delta
+        elif self.radius == "horizon":
+            level = self.delta / self.horizon_
+        else:
+            level = self.delta / (2 * max(n, 1) * (1 + math.log(max(n, 1))) ** 2)
         beta = math.sqrt(lam) * self.S_ + self.sigma_ * math.sqrt(
-            2 * math.log(1 / self.delta) + d * math.log(1 + self.L_ ** 2 * ratio / (d * lam)))
+            2 * math.log(1 / level) + d * math.log(1 + self.L_ ** 2 * ratio / (d * lam)))
         z = self.rng_.normal(0.0, 1.0)
         if self.option == "couple_opt":
             z = abs(z)

@@ -26,7 +26,9 @@ CORE_LABELS = {"sw_ucb_opt": "SW-UCB-opt", "sw_ucb_obl": "SW-UCB-obl", "exp3s": 
                "sw_ucb_glb_opt": "SW-UCB-GLB-opt", "sw_ucb_glb_obl": "SW-UCB-GLB-obl", "bob_glb": "BOB (GLB)",
                "glm_ucb": "GLM-UCB", "sw_ucb_comb_opt": "SW-UCB-comb-opt", "sw_ucb_comb_obl": "SW-UCB-comb-obl",
                "bob_semibandit": "BOB (semi-bandit)", "cucb": "CUCB",
-               "d_linucb": "D-LinUCB", "restart_linucb": "RestartUCB", "restart_linucb_bob": "RestartUCB-BOB",
+               "d_linucb": "D-LinUCB", "d_linucb_horizon": "D-LinUCB, radius at delta / T (Wu 2026)",
+               "d_linucb_anytime": "D-LinUCB, anytime radius (Wu 2026)",
+               "restart_linucb": "RestartUCB", "restart_linucb_bob": "RestartUCB-BOB",
                "master_oful": "MASTER-OFUL", "master_oful_nolog": "MASTER-OFUL (earlier reading)",
                "master_ctx": "MASTER (epsilon-greedy, ours)", "master_iltcb": "MASTER-ILTCB",
                "d_lints": "D-LinTS (authors' code)", "d_randlinucb": "D-RandLinUCB (authors' code)"}

@@ -2,7 +2,8 @@
 ``Experiments/exp_ABRUPT_ENV_NEW.ipynb``, ``exp_SLOW_ENV_NEW.ipynb``): ``dlinucb_<scenario>.<scenario>``.
 Claims: our final regret against the values read off the notebooks' stored figure
 (``fig/regret_abrupt.png``, ``fig/regret_smooth.png``, identical to the notebooks' 100-run
-outputs), and the orderings the figure shows.
+outputs), and the orderings the figure shows; those that name D-LinUCB again under Wu
+2026's two corrected radii (ours).
 
 The tolerance rule is the published experiments' (:mod:`bandits.experiments.figures.published`),
 fixed before any of these experiments ran.
@@ -36,12 +37,35 @@ DLINUCB_ORDER = {"dlinucb_abrupt.abrupt": [("sw_linucb", "d_linucb"), ("d_linucb
                  "dlinucb_smooth.smooth": [("d_linucb", "sw_linucb"), ("sw_linucb", "linucb")]}
 
 
+# D-LinUCB under Wu 2026's corrected confidence radii (the ``radius`` option; ours, not in the
+# notebooks): each ordering that names D-LinUCB is repeated with the variant in its place.
+RADIUS_VARIANTS = {"d_linucb_horizon": "horizon", "d_linucb_anytime": "anytime"}
+
+
 def draw(tables: dict, drawing: Drawing) -> list[dict]:
     return draw_published(tables, drawing, claims_of)
 
 
 def claims_of(drawing: Drawing, name: str, last: pd.DataFrame, stats: pd.DataFrame) -> list[dict]:
-    return dlinucb_claims(drawing, name, stats) if name in DLINUCB_READ else []
+    if name not in DLINUCB_READ:
+        return []
+    return dlinucb_claims(drawing, name, stats) + radius_claims(name, stats)
+
+
+def radius_claims(name: str, stats: pd.DataFrame) -> list[dict]:
+    """The figure's orderings that name D-LinUCB, with each corrected-radius variant in its place."""
+    rows = []
+    for variant, radius in RADIUS_VARIANTS.items():
+        for low, high in DLINUCB_ORDER[name]:
+            low_v, high_v = (variant if a == "d_linucb" else a for a in (low, high))
+            if "d_linucb" not in (low, high) or not {low_v, high_v} <= set(stats.index):
+                continue
+            r = float(stats.loc[low_v, "mean"] / stats.loc[high_v, "mean"])
+            rows.append({"claim": f"with Wu 2026's {radius} radius in D-LinUCB, as in the notebook's figure, "
+                                  f"{LABELS.get(low_v, low_v)} below {LABELS.get(high_v, high_v)} at t = 6000",
+                         "figure": figure_name(name), "measured": round(r, 3), "expected": "< 1",
+                         "verdict": verdict(r < 1)})
+    return rows
 
 
 def dlinucb_claims(drawing: Drawing, name: str, stats: pd.DataFrame) -> list[dict]:
