@@ -78,6 +78,13 @@ class Draws:
         return bs.resampled_means(regrets[(algo, T)][: self.n], self.by_T[T])
 
 
+def drawn_regrets(rows: pd.DataFrame, family: int = FAMILY, share: bool = SHARE_INSTANCES) -> tuple:
+    """The nested regrets of a table with drawn instances and their resamples, from the one
+    bootstrap seed: (regrets, :class:`Draws`), the intervals corrected over ``family``."""
+    regrets = nested_regrets(rows)
+    return regrets, Draws(regrets, np.random.default_rng(BOOTSTRAP_SEED), share=share, family=family)
+
+
 def interval(boot, n: int, level: float = LEVEL) -> tuple:
     return bs.interval(boot, n, level)
 
@@ -103,20 +110,32 @@ def log_factor_reading(regrets: dict, algo: str, Ts: list) -> tuple | None:
     return float(coef[0]), float(coef[1])
 
 
+def last_decade(regrets: dict, algo: str) -> tuple:
+    """(the horizons of ``algo``'s last decade, whether its slope is measured there: at least
+    MIN_HORIZONS of them and every mean regret positive)."""
+    Ts = sorted({T for a, T in regrets if a == algo})
+    last = [T for T in Ts if T >= Ts[-1] / 10]
+    return last, len(last) >= MIN_HORIZONS and all(regrets[(algo, T)].mean() > 0 for T in last)
+
+
+def not_measured(claim: str, name: str, expected: str) -> dict:
+    """The row of a slope that :func:`last_decade` does not measure, with the reason."""
+    return {"claim": claim, "figure": name, "expected": expected, "verdict": NOT_MEASURED,
+            "measured": f"n/a (fewer than {MIN_HORIZONS} horizons in the last decade, or a non-positive mean regret)"}
+
+
 def slope_claims(regrets: dict, draws: Draws, algo: str, label: str, name: str, exponent: float,
                  reference: str) -> list[dict]:
     Ts = sorted({T for a, T in regrets if a == algo})
-    last = [T for T in Ts if T >= Ts[-1] / 10]
+    last, measured = last_decade(regrets, algo)
     n, trials = draws.n, min(regrets[(algo, T)].shape[1] for T in Ts)
     basis = (f"{n} instances x {trials} trials, {draws.level:.4f} two-stage bootstrap intervals "
              f"(Bonferroni over {draws.family})")
     claim = (f"{label} regret slope over the last decade (T = {last[0]:,} to {last[-1]:,}, {len(last)} horizons) "
              f"against the {reference} reference; {basis}")
     expected = f"{exponent:.3f} +- {SLOPE_TOLERANCE} (the interval meets it)"
-    if len(last) < MIN_HORIZONS or any(regrets[(algo, T)].mean() <= 0 for T in last):
-        return [{"claim": claim, "figure": name, "expected": expected, "verdict": NOT_MEASURED,
-                 "measured": f"n/a (fewer than {MIN_HORIZONS} horizons in the last decade, or a non-positive "
-                             "mean regret)"}]
+    if not measured:
+        return [not_measured(claim, name, expected)]
     slope, lo, hi = slope_reading(regrets, draws, algo, last)
     out = [{"claim": claim, "figure": name, "measured": f"{slope:.3f} [{lo:.3f}, {hi:.3f}]", "expected": expected,
             "verdict": "below bound" if hi < exponent - SLOPE_TOLERANCE else

@@ -190,9 +190,8 @@ def long_run(name: str, rows: pd.DataFrame, drawing: Drawing) -> list[dict]:
 
 def long_run_instances(name: str, rows: pd.DataFrame, drawing: Drawing, exponent: float, reference: str) -> list:
     """Questions 1-4 on a table with drawn instances, by the rules fixed in ``ctx_long_rules``."""
-    regrets = rules.nested_regrets(rows)
+    regrets, draws = rules.drawn_regrets(rows)
     algos = {a for a, _ in regrets}
-    draws = rules.Draws(regrets, np.random.default_rng(rules.BOOTSTRAP_SEED))
     claims = []
     for algo in (ADA, THEORY_PRESET):
         if have(drawing, name, algos, [algo]):

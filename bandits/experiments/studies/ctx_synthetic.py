@@ -118,9 +118,8 @@ def regret_against_T(name: str, rows: pd.DataFrame, drawing: Drawing) -> list[di
 def regret_against_T_instances(name: str, rows: pd.DataFrame, drawing: Drawing, pairs: list) -> list[dict]:
     """C1/C2 on a table with drawn instances, by the rules of the module's text."""
     exponent, reference = THEORY[name]
-    regrets = rules.nested_regrets(rows)
+    regrets, draws = rules.drawn_regrets(rows, family=SHORT_FAMILY)
     algos = {a for a, _ in regrets}
-    draws = rules.Draws(regrets, np.random.default_rng(rules.BOOTSTRAP_SEED), family=SHORT_FAMILY)
     claims = rules.slope_claims(regrets, draws, ADA, ADA_LABEL, name, exponent, reference) \
         if have(drawing, name, algos, [ADA]) else []
     level = f"{draws.level:.4f} interval, Bonferroni over {draws.family}; {draws.n} instances"

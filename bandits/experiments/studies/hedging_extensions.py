@@ -42,7 +42,7 @@ from bandits.experiments.figures.charts import (
     save_figure,
     with_slopes,
 )
-from bandits.experiments.figures.claims import NOT_MEASURED, SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
+from bandits.experiments.figures.claims import SLOPE_TOLERANCE, have, slope_claim, slope_verdict, verdict
 from bandits.experiments.figures.common import knowledge_groups, regret_by_T
 from bandits.experiments.figures.drawing import Drawing
 from bandits.experiments.figures.names import LABELS
@@ -68,9 +68,7 @@ SHARED = {"ext_glb": True, "ext_semibandit": True, "lower_bound": False}  # rule
 
 def instance_draws(name: str, rows: pd.DataFrame):
     """The nested regrets of a table with drawn instances and their resamples (rules 1-2)."""
-    regrets = rules.nested_regrets(rows)
-    return regrets, rules.Draws(regrets, np.random.default_rng(rules.BOOTSTRAP_SEED), share=SHARED[name],
-                                family=EXT_FAMILY)
+    return rules.drawn_regrets(rows, family=EXT_FAMILY, share=SHARED[name])
 
 
 def draw(tables: dict, drawing: Drawing) -> list[dict]:
@@ -129,16 +127,13 @@ def lower_bound_instances(rows: pd.DataFrame) -> list[dict]:
     regrets, draws = instance_draws("lower_bound", rows)
     claims = []
     for algo in sorted({a for a, _ in regrets}):
-        Ts = sorted(T for a, T in regrets if a == algo)
-        last = [T for T in Ts if T >= Ts[-1] / 10]
+        last, measured = rules.last_decade(regrets, algo)
         claim = (f"{LABELS.get(algo, algo)} cannot beat the Omega(d^(2/3) B_T^(1/3) T^(2/3)) rate (slope over "
                  f"T = {last[0]:,} to {last[-1]:,}, {len(last)} horizons; {draws.n} instances, {draws.level:.4f} "
                  f"two-stage interval, Bonferroni over {draws.family})")
         expected = f">= 2/3 - {SLOPE_TOLERANCE} (unless the interval lies wholly below)"
-        if len(last) < rules.MIN_HORIZONS or any(regrets[(algo, T)].mean() <= 0 for T in last):
-            claims.append({"claim": claim, "figure": "lower_bound", "expected": expected, "verdict": NOT_MEASURED,
-                           "measured": f"n/a (fewer than {rules.MIN_HORIZONS} horizons in the last decade, or a "
-                                       "non-positive mean regret)"})
+        if not measured:
+            claims.append(rules.not_measured(claim, "lower_bound", expected))
             continue
         slope, lo, hi = rules.slope_reading(regrets, draws, algo, last)
         claims.append({"claim": claim, "figure": "lower_bound", "measured": f"{slope:.3f} [{lo:.3f}, {hi:.3f}]",

@@ -149,8 +149,7 @@ class Nested:
     def __init__(self, rows: pd.DataFrame):
         top = rows[rows["T"] == rows["T"].max()]
         self.T = int(top["T"].iloc[0])
-        self.regrets = rules.nested_regrets(top)
-        self.draws = rules.Draws(self.regrets, np.random.default_rng(rules.BOOTSTRAP_SEED), family=NS_FAMILY)
+        self.regrets, self.draws = rules.drawn_regrets(top, family=NS_FAMILY)
 
     def ratio(self, top: str, bottom: str) -> tuple:
         curve = rules.ratio_curve(self.regrets, self.draws, top, bottom).iloc[-1]
@@ -192,9 +191,10 @@ def benchmark_claims(drawing: Drawing, name: str, scenario: str, rows: pd.DataFr
     claims = []
     nested = Nested(rows) if instance_count(rows) > 1 else None
     if scenario == "abrupt_few":
+        every_T = rules.drawn_regrets(rows, family=NS_FAMILY) if nested is not None else None  # one for all rates
         for algo, (exponent, text) in RATE_HALF.items():
             if nested is not None and have(drawing, fig, data["algo"], [algo]):
-                claims += rate_over_instances(rows, fig, algo, exponent, text)
+                claims += rate_over_instances(*every_T, fig, algo, exponent, text)
             elif have(drawing, fig, data["algo"], [algo]):
                 claims.append(slope_claim(
                     f"{LABELS[algo]}: regret grows like sqrt(Upsilon_T T log T) (Upsilon_T fixed; slope in T)", fig,
@@ -228,11 +228,11 @@ def benchmark_claims(drawing: Drawing, name: str, scenario: str, rows: pd.DataFr
     return claims
 
 
-def rate_over_instances(rows: pd.DataFrame, fig: str, algo: str, exponent: float, text: str) -> list[dict]:
+def rate_over_instances(regrets: dict, draws: rules.Draws, fig: str, algo: str, exponent: float,
+                        text: str) -> list[dict]:
     """Rule 2: the rate slope over the last decade of the grid, by the long run's rule (at
-    least five horizons there; fewer: "not measured", with the reason)."""
-    regrets = rules.nested_regrets(rows)
-    draws = rules.Draws(regrets, np.random.default_rng(rules.BOOTSTRAP_SEED), family=NS_FAMILY)
+    least five horizons there; fewer: "not measured", with the reason), on every horizon's
+    nested regrets and resamples (:func:`~bandits.experiments.studies.ctx_long_rules.drawn_regrets`)."""
     out = rules.slope_claims(regrets, draws, algo, LABELS[algo], fig, exponent,
                              f"sqrt(Upsilon_T T log T) {text} (+ log factors)")
     out[0]["claim"] = (f"{LABELS[algo]}: regret grows like sqrt(Upsilon_T T log T) (Upsilon_T fixed; slope in T "
